@@ -1,0 +1,419 @@
+//! The redb database: table definitions, opening, and read and write transactions.
+//!
+//! The database is opened in redb's multi-writer mode so that any number of `evokb` processes
+//! can hold it at once. Only one write transaction runs at a time across processes; a writer
+//! that finds the lock taken retries with backoff for a bounded wait instead of failing.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use redb::{ReadableDatabase, ReadableTable, TableDefinition};
+
+use crate::codec;
+use crate::error::{BusyError, OpenError, StoreError};
+use crate::record::{CaseHash, FileLayout, Kind, LayoutItem, Record, Segment, SyncMark};
+
+/// Records by case hash.
+const RECORDS: TableDefinition<[u8; 32], &[u8]> = TableDefinition::new("records");
+/// The text hash of each record as last imported or rendered in place.
+const RECORD_SYNC: TableDefinition<[u8; 32], [u8; 32]> = TableDefinition::new("record_sync");
+/// File layouts by repository-relative path.
+const FILES: TableDefinition<&str, &[u8]> = TableDefinition::new("files");
+/// The byte hash of each managed file as last imported or rendered in place.
+const FILE_SYNC: TableDefinition<&str, [u8; 32]> = TableDefinition::new("file_sync");
+/// Store-wide settings, such as the format version.
+const META: TableDefinition<&str, &[u8]> = TableDefinition::new("meta");
+
+/// The database format this build writes and reads.
+pub const STORE_FORMAT: u32 = 1;
+const FORMAT_KEY: &str = "format";
+
+/// The database file name inside the store directory.
+pub const DB_FILE: &str = "evokb.redb";
+
+/// How long a writer waits for another process's write transaction by default.
+pub const DEFAULT_LOCK_WAIT: Duration = Duration::from_secs(30);
+
+/// An open store.
+pub struct Store {
+    db: redb::Database,
+    lock_wait: Duration,
+}
+
+impl Store {
+    /// Creates a new, empty store in directory `dir` (created if missing).
+    pub fn create(dir: &Path) -> Result<Store, OpenError> {
+        let path = dir.join(DB_FILE);
+        if path.exists() {
+            return Err(OpenError::AlreadyExists { path });
+        }
+        std::fs::create_dir_all(dir).map_err(|source| OpenError::Io { path: dir.into(), source })?;
+        let db = builder()
+            .create(&path)
+            .map_err(|source| OpenError::Database { path: path.clone(), source })?;
+        let store = Store { db, lock_wait: DEFAULT_LOCK_WAIT };
+        let mut txn = store.write()?;
+        txn.init_tables()?;
+        txn.commit()?;
+        Ok(store)
+    }
+
+    /// Opens the store in directory `dir`.
+    pub fn open(dir: &Path) -> Result<Store, OpenError> {
+        let path = dir.join(DB_FILE);
+        if !path.is_file() {
+            return Err(OpenError::NotFound { path: dir.into() });
+        }
+        let db = builder()
+            .open(&path)
+            .map_err(|source| OpenError::Database { path: path.clone(), source })?;
+        let store = Store { db, lock_wait: DEFAULT_LOCK_WAIT };
+        let found = store.read()?.format_version()?;
+        if found > STORE_FORMAT {
+            return Err(OpenError::UnsupportedFormat { path, found, supported: STORE_FORMAT });
+        }
+        Ok(store)
+    }
+
+    /// Sets how long a write waits for another process's write transaction.
+    pub fn set_lock_wait(&mut self, wait: Duration) {
+        self.lock_wait = wait;
+    }
+
+    /// Begins a read transaction. Reads never wait for writers.
+    pub fn read(&self) -> Result<ReadTxn, StoreError> {
+        Ok(ReadTxn { txn: self.db.begin_read()? })
+    }
+
+    /// Begins a write transaction, waiting with backoff while another process writes.
+    pub fn write(&self) -> Result<WriteTxn, StoreError> {
+        let start = Instant::now();
+        let mut pause = Duration::from_millis(1);
+        loop {
+            match self.db.try_begin_write() {
+                Ok(txn) => return Ok(WriteTxn { txn }),
+                Err(redb::TransactionError::WouldBlock) => {
+                    let waited = start.elapsed();
+                    if waited >= self.lock_wait {
+                        let waited_ms = u64::try_from(waited.as_millis()).unwrap_or(u64::MAX);
+                        return Err(BusyError { waited_ms }.into());
+                    }
+                    std::thread::sleep(pause.min(self.lock_wait - waited));
+                    pause = (pause * 2).min(Duration::from_millis(50));
+                }
+                Err(err) => return Err(err.into()),
+            }
+        }
+    }
+}
+
+fn builder() -> redb::Builder {
+    let mut builder = redb::Builder::new();
+    builder.set_concurrency_mode(redb::ConcurrencyMode::MultiWriter);
+    builder
+}
+
+/// A consistent snapshot of the store.
+pub struct ReadTxn {
+    txn: redb::ReadTransaction,
+}
+
+/// A write transaction: nothing is visible to others, or on disk, until [`WriteTxn::commit`].
+pub struct WriteTxn {
+    txn: redb::WriteTransaction,
+}
+
+fn corrupted(table: &'static str, key: impl Into<String>, detail: String) -> StoreError {
+    StoreError::Corrupted { table, key: key.into(), detail }
+}
+
+fn decode_record(key: &[u8; 32], bytes: &[u8]) -> Result<Record, StoreError> {
+    let rec: Record =
+        codec::decode(bytes).map_err(|d| corrupted("records", crate::record::hex(key), d))?;
+    if rec.case_hash().0 != *key {
+        return Err(corrupted(
+            "records",
+            crate::record::hex(key),
+            format!("the record '{}' of kind '{}' is stored under another key", rec.id, rec.kind),
+        ));
+    }
+    Ok(rec)
+}
+
+fn decode_layout(path: &str, bytes: &[u8]) -> Result<FileLayout, StoreError> {
+    codec::decode(bytes).map_err(|d| corrupted("files", path, d))
+}
+
+/// Read access shared by both transaction kinds.
+macro_rules! read_methods {
+    () => {
+        /// The record stored under `key`.
+        pub fn record(&self, key: &CaseHash) -> Result<Option<Record>, StoreError> {
+            let table = self.txn.open_table(RECORDS)?;
+            let res = match table.get(key.0)? {
+                Some(v) => Some(decode_record(&key.0, v.value())?),
+                None => None,
+            };
+            Ok(res)
+        }
+
+        /// The record of `kind` with natural id `id`.
+        pub fn record_by_id(&self, kind: Kind, id: &str) -> Result<Option<Record>, StoreError> {
+            self.record(&CaseHash::of(kind, id))
+        }
+
+        /// Every record, in key order.
+        pub fn records(&self) -> Result<Vec<Record>, StoreError> {
+            let table = self.txn.open_table(RECORDS)?;
+            let mut out = Vec::new();
+            for row in table.iter()? {
+                let (k, v) = row?;
+                out.push(decode_record(&k.value(), v.value())?);
+            }
+            Ok(out)
+        }
+
+        /// The sync mark of the record under `key`.
+        pub fn record_sync(&self, key: &CaseHash) -> Result<Option<SyncMark>, StoreError> {
+            let table = self.txn.open_table(RECORD_SYNC)?;
+            let res = table.get(key.0)?.map(|v| SyncMark { text_hash: v.value() });
+            Ok(res)
+        }
+
+        /// The layout of the managed file at `path`.
+        pub fn file(&self, path: &str) -> Result<Option<FileLayout>, StoreError> {
+            let table = self.txn.open_table(FILES)?;
+            let res = match table.get(path)? {
+                Some(v) => Some(decode_layout(path, v.value())?),
+                None => None,
+            };
+            Ok(res)
+        }
+
+        /// Every file layout, in path order.
+        pub fn files(&self) -> Result<Vec<FileLayout>, StoreError> {
+            let table = self.txn.open_table(FILES)?;
+            let mut out = Vec::new();
+            for row in table.iter()? {
+                let (k, v) = row?;
+                out.push(decode_layout(k.value(), v.value())?);
+            }
+            Ok(out)
+        }
+
+        /// The sync mark of the managed file at `path`.
+        pub fn file_sync(&self, path: &str) -> Result<Option<SyncMark>, StoreError> {
+            let table = self.txn.open_table(FILE_SYNC)?;
+            let res = table.get(path)?.map(|v| SyncMark { text_hash: v.value() });
+            Ok(res)
+        }
+
+        /// The store's format version (0 for a store without one).
+        pub fn format_version(&self) -> Result<u32, StoreError> {
+            let table = self.txn.open_table(META)?;
+            let Some(v) = table.get(FORMAT_KEY)? else { return Ok(0) };
+            let bytes: [u8; 4] = v.value().try_into().map_err(|_| {
+                corrupted("meta", FORMAT_KEY, format!("expected 4 bytes, found {}", v.value().len()))
+            })?;
+            Ok(u32::from_be_bytes(bytes))
+        }
+
+        /// The number of records of each kind (kinds without records are left out).
+        pub fn counts(&self) -> Result<BTreeMap<Kind, u64>, StoreError> {
+            let mut counts = BTreeMap::new();
+            for rec in self.records()? {
+                *counts.entry(rec.kind).or_insert(0) += 1;
+            }
+            Ok(counts)
+        }
+
+        /// A digest of the store's content: records and file layouts, not sync marks. Equal
+        /// record sets give equal digests, whatever order they were written in.
+        pub fn digest(&self) -> Result<[u8; 32], StoreError> {
+            let mut hasher = blake3::Hasher::new();
+            hasher.update(b"evokb.digest.v1\0");
+            for rec in self.records()? {
+                digest_record(&mut hasher, &rec);
+            }
+            for layout in self.files()? {
+                digest_layout(&mut hasher, &layout);
+            }
+            Ok(*hasher.finalize().as_bytes())
+        }
+    };
+}
+
+impl ReadTxn {
+    read_methods!();
+}
+
+impl WriteTxn {
+    read_methods!();
+
+    fn init_tables(&mut self) -> Result<(), StoreError> {
+        self.txn.open_table(RECORDS)?;
+        self.txn.open_table(RECORD_SYNC)?;
+        self.txn.open_table(FILES)?;
+        self.txn.open_table(FILE_SYNC)?;
+        let mut meta = self.txn.open_table(META)?;
+        meta.insert(FORMAT_KEY, STORE_FORMAT.to_be_bytes().as_slice())?;
+        Ok(())
+    }
+
+    /// Inserts or replaces a record under its case hash.
+    pub fn put_record(&mut self, rec: &Record) -> Result<(), StoreError> {
+        let mut table = self.txn.open_table(RECORDS)?;
+        table.insert(rec.case_hash().0, codec::encode(rec).as_slice())?;
+        Ok(())
+    }
+
+    /// Removes a record and its sync mark. Returns whether it existed.
+    pub fn delete_record(&mut self, key: &CaseHash) -> Result<bool, StoreError> {
+        let existed = self.txn.open_table(RECORDS)?.remove(key.0)?.is_some();
+        self.txn.open_table(RECORD_SYNC)?.remove(key.0)?;
+        Ok(existed)
+    }
+
+    /// Records that the record under `key` matched its markdown with this text hash.
+    pub fn set_record_sync(&mut self, key: &CaseHash, mark: SyncMark) -> Result<(), StoreError> {
+        self.txn.open_table(RECORD_SYNC)?.insert(key.0, mark.text_hash)?;
+        Ok(())
+    }
+
+    /// Inserts or replaces a file layout.
+    pub fn put_file(&mut self, layout: &FileLayout) -> Result<(), StoreError> {
+        let mut table = self.txn.open_table(FILES)?;
+        table.insert(layout.path.as_str(), codec::encode(layout).as_slice())?;
+        Ok(())
+    }
+
+    /// Removes a file layout and its sync mark.
+    pub fn delete_file(&mut self, path: &str) -> Result<(), StoreError> {
+        self.txn.open_table(FILES)?.remove(path)?;
+        self.txn.open_table(FILE_SYNC)?.remove(path)?;
+        Ok(())
+    }
+
+    /// Records that the file at `path` matched its markdown with this byte hash.
+    pub fn set_file_sync(&mut self, path: &str, mark: SyncMark) -> Result<(), StoreError> {
+        self.txn.open_table(FILE_SYNC)?.insert(path, mark.text_hash)?;
+        Ok(())
+    }
+
+    /// Makes every change of the transaction durable, or none of them.
+    pub fn commit(self) -> Result<(), StoreError> {
+        self.txn.commit()?;
+        Ok(())
+    }
+}
+
+fn digest_str(hasher: &mut blake3::Hasher, s: &str) {
+    hasher.update(&(s.len() as u64).to_be_bytes());
+    hasher.update(s.as_bytes());
+}
+
+fn digest_record(hasher: &mut blake3::Hasher, rec: &Record) {
+    hasher.update(b"R");
+    digest_str(hasher, rec.kind.tag());
+    digest_str(hasher, &rec.id);
+    digest_str(hasher, &rec.file);
+    hasher.update(&(rec.segments.len() as u64).to_be_bytes());
+    for seg in &rec.segments {
+        match seg {
+            Segment::Lit(s) => {
+                hasher.update(b"l");
+                digest_str(hasher, s);
+            }
+            Segment::Field { key, value } => {
+                hasher.update(b"f");
+                digest_str(hasher, key);
+                digest_str(hasher, value);
+            }
+            Segment::Body(s) => {
+                hasher.update(b"b");
+                digest_str(hasher, s);
+            }
+        }
+    }
+}
+
+fn digest_layout(hasher: &mut blake3::Hasher, layout: &FileLayout) {
+    hasher.update(b"F");
+    digest_str(hasher, &layout.path);
+    hasher.update(&(layout.items.len() as u64).to_be_bytes());
+    for item in &layout.items {
+        match item {
+            LayoutItem::Prose(s) => {
+                hasher.update(b"p");
+                digest_str(hasher, s);
+            }
+            LayoutItem::Record(h) => {
+                hasher.update(b"r");
+                hasher.update(&h.0);
+            }
+        }
+    }
+}
+
+/// The default location of a store inside a knowledge base: `<root>/.evokb`.
+pub fn store_dir(kb_root: &Path) -> PathBuf {
+    kb_root.join(".evokb")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rec(id: &str, text: &str) -> Record {
+        Record {
+            kind: Kind::Entry,
+            id: id.into(),
+            file: "t.md".into(),
+            segments: vec![Segment::Lit(text.into())],
+        }
+    }
+
+    #[test]
+    fn digest_ignores_write_order_and_sync_marks() -> Result<(), Box<dyn std::error::Error>> {
+        let a = tempfile::tempdir()?;
+        let b = tempfile::tempdir()?;
+        let sa = Store::create(a.path())?;
+        let sb = Store::create(b.path())?;
+        let mut wa = sa.write()?;
+        wa.put_record(&rec("x", "1"))?;
+        wa.put_record(&rec("y", "2"))?;
+        wa.commit()?;
+        let mut wb = sb.write()?;
+        wb.put_record(&rec("y", "2"))?;
+        wb.put_record(&rec("x", "1"))?;
+        wb.set_record_sync(&CaseHash::of(Kind::Entry, "x"), SyncMark { text_hash: [7; 32] })?;
+        wb.commit()?;
+        assert_eq!(sa.read()?.digest()?, sb.read()?.digest()?);
+        let mut wb = sb.write()?;
+        wb.put_record(&rec("x", "changed"))?;
+        wb.commit()?;
+        assert_ne!(sa.read()?.digest()?, sb.read()?.digest()?);
+        Ok(())
+    }
+
+    #[test]
+    fn an_uncommitted_write_leaves_nothing() -> Result<(), Box<dyn std::error::Error>> {
+        let dir = tempfile::tempdir()?;
+        let store = Store::create(dir.path())?;
+        {
+            let mut w = store.write()?;
+            w.put_record(&rec("x", "1"))?;
+            // dropped without commit
+        }
+        assert!(store.read()?.records()?.is_empty());
+        Ok(())
+    }
+
+    #[test]
+    fn open_reports_a_missing_store() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let err = Store::open(dir.path()).err().expect("must fail");
+        assert!(err.to_string().contains("no evokb store"), "{err}");
+    }
+}

@@ -1,0 +1,110 @@
+//! Error types of the store, one per operation, with an umbrella [`Error`].
+
+use std::path::PathBuf;
+
+/// Why a store could not be opened or created.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum OpenError {
+    /// No store exists at the path.
+    #[error("no evokb store at '{}' (run 'evokb init' first)", path.display())]
+    NotFound {
+        /// Where the store was looked for.
+        path: PathBuf,
+    },
+    /// `create` found a store already there.
+    #[error("an evokb store already exists at '{}'", path.display())]
+    AlreadyExists {
+        /// The existing store.
+        path: PathBuf,
+    },
+    /// The store's directory could not be created or read.
+    #[error("cannot access '{}': {source}", path.display())]
+    Io {
+        /// The path involved.
+        path: PathBuf,
+        /// The underlying error.
+        source: std::io::Error,
+    },
+    /// redb refused the file.
+    #[error("cannot open the database '{}': {source}", path.display())]
+    Database {
+        /// The database file.
+        path: PathBuf,
+        /// What redb said.
+        source: redb::DatabaseError,
+    },
+    /// The file was written by a newer evokb.
+    #[error("the store '{}' has format version {found}, this evokb reads up to {supported}", path.display())]
+    UnsupportedFormat {
+        /// The database file.
+        path: PathBuf,
+        /// The version found in the file.
+        found: u32,
+        /// The newest version this build understands.
+        supported: u32,
+    },
+    /// Another process held the write lock for longer than the configured wait.
+    #[error(transparent)]
+    Busy(#[from] BusyError),
+    /// A table operation failed while opening.
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+/// The write lock stayed taken for the whole configured wait.
+#[derive(Debug, thiserror::Error)]
+#[error("the store is busy: another evokb process held the write lock for {waited_ms} ms (raise EVOKB_LOCK_TIMEOUT_MS to wait longer)")]
+pub struct BusyError {
+    /// How long this process waited.
+    pub waited_ms: u64,
+}
+
+/// A failure inside a transaction: storage, table or commit errors, or corrupted data.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum StoreError {
+    /// The storage layer failed (I/O, or a redb invariant).
+    #[error("storage error: {0}")]
+    Storage(#[from] redb::StorageError),
+    /// A transaction could not begin.
+    #[error("transaction error: {0}")]
+    Transaction(Box<redb::TransactionError>),
+    /// A table could not be opened.
+    #[error("table error: {0}")]
+    Table(#[from] redb::TableError),
+    /// The commit failed; nothing of the transaction was written.
+    #[error("commit failed, nothing was written: {0}")]
+    Commit(#[from] redb::CommitError),
+    /// The write lock stayed taken for the whole configured wait.
+    #[error(transparent)]
+    Busy(#[from] BusyError),
+    /// A stored value could not be decoded.
+    #[error("corrupted value in table '{table}' at key '{key}': {detail}")]
+    Corrupted {
+        /// The table holding the value.
+        table: &'static str,
+        /// The key, printable.
+        key: String,
+        /// What was wrong.
+        detail: String,
+    },
+}
+
+impl From<redb::TransactionError> for StoreError {
+    fn from(err: redb::TransactionError) -> Self {
+        StoreError::Transaction(Box::new(err))
+    }
+}
+
+/// Any store error.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// Opening or creating failed.
+    #[error(transparent)]
+    Open(#[from] OpenError),
+    /// A transaction failed.
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}

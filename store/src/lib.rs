@@ -1,0 +1,42 @@
+//! # evokb-store
+//!
+//! The canonical record store of an evokb knowledge base: the record model ([`Record`],
+//! [`Segment`], [`FileLayout`]), the value codec, and the redb tables that hold them.
+//!
+//! This crate knows nothing of markdown, git or the terminal. A record is a template of
+//! literal text and named fields; the `evokb-export` crate decides how files map onto records.
+//!
+//! ```
+//! use evokb_store::{Kind, Record, Segment, Store};
+//!
+//! # fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! let dir = tempfile::tempdir()?;
+//! let store = Store::create(dir.path())?;
+//! let rec = Record {
+//!     kind: Kind::Entry,
+//!     id: "TRAP-x".into(),
+//!     file: "pattern-library/traps.md".into(),
+//!     segments: vec![
+//!         Segment::Lit("status: ".into()),
+//!         Segment::Field { key: "status".into(), value: "verified".into() },
+//!         Segment::Lit("\n".into()),
+//!     ],
+//! };
+//! let mut txn = store.write()?;
+//! txn.put_record(&rec)?;
+//! txn.commit()?;
+//! let back = store.read()?.record_by_id(Kind::Entry, "TRAP-x")?;
+//! assert_eq!(back.and_then(|r| r.field("status").map(str::to_owned)), Some("verified".into()));
+//! # Ok(())
+//! # }
+//! ```
+#![warn(missing_docs)]
+
+pub mod codec;
+mod db;
+mod error;
+pub mod record;
+
+pub use db::{store_dir, ReadTxn, Store, WriteTxn, DB_FILE, DEFAULT_LOCK_WAIT, STORE_FORMAT};
+pub use error::{BusyError, Error, OpenError, StoreError};
+pub use record::{hex, CaseHash, FileLayout, Kind, LayoutItem, Record, Segment, SyncMark};

@@ -1,0 +1,265 @@
+//! The record model: what a knowledge-base record is, independent of any file format.
+//!
+//! A record is a *template*: a sequence of [`Segment`]s whose concatenation is the record's
+//! exact text. Literal segments hold whatever the source had between fields (delimiters,
+//! spacing, line endings); field segments hold values that can be read and changed one at a
+//! time. Changing a field rewrites only that field's bytes, which is what keeps a re-rendered
+//! file's diff confined to the record's own lines.
+
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
+
+/// The kinds of record the store holds. The tag strings are part of the key derivation and of
+/// the on-disk format: never rename one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[non_exhaustive]
+pub enum Kind {
+    /// A front-matter entry of a topic file (patterns, traps, cases, constants, ALG entries).
+    Entry,
+    /// One row of an `INDEX.md` routing table.
+    IndexRow,
+    /// A `## BP_…：…` bottleneck pattern.
+    Bottleneck,
+    /// A `## VP-YYYY-NNNN` review-queue item.
+    QueueItem,
+    /// A `### CG-YYYY-NNNN` capability gap with its yaml block.
+    Gap,
+    /// A row of the stats distillation log (§1).
+    DistillRow,
+    /// A row of the stats hit table (§2).
+    HitRow,
+    /// A row of the stats metrics table (§3).
+    MetricRow,
+    /// A row of the stats change log (§4).
+    ChangeRow,
+    /// One line of `kb_search_log.jsonl`.
+    SearchEvent,
+    /// A repro script: its path and content hash.
+    Repro,
+}
+
+impl Kind {
+    /// Every kind, in tag order.
+    pub const ALL: [Kind; 11] = [
+        Kind::Entry,
+        Kind::IndexRow,
+        Kind::Bottleneck,
+        Kind::QueueItem,
+        Kind::Gap,
+        Kind::DistillRow,
+        Kind::HitRow,
+        Kind::MetricRow,
+        Kind::ChangeRow,
+        Kind::SearchEvent,
+        Kind::Repro,
+    ];
+
+    /// The stable tag used in keys, digests and JSON output.
+    pub fn tag(self) -> &'static str {
+        match self {
+            Kind::Entry => "entry",
+            Kind::IndexRow => "index_row",
+            Kind::Bottleneck => "bottleneck",
+            Kind::QueueItem => "queue_item",
+            Kind::Gap => "gap",
+            Kind::DistillRow => "distill_row",
+            Kind::HitRow => "hit_row",
+            Kind::MetricRow => "metric_row",
+            Kind::ChangeRow => "change_row",
+            Kind::SearchEvent => "search_event",
+            Kind::Repro => "repro",
+        }
+    }
+
+    /// Parses a tag produced by [`Kind::tag`].
+    pub fn from_tag(tag: &str) -> Option<Kind> {
+        Kind::ALL.into_iter().find(|k| k.tag() == tag)
+    }
+
+    /// Whether an id of this kind names one thing, so that a second occurrence is an error.
+    /// Table rows without a key column get positional ids instead and are never duplicates.
+    pub fn has_unique_ids(self) -> bool {
+        matches!(
+            self,
+            Kind::Entry | Kind::IndexRow | Kind::Bottleneck | Kind::QueueItem | Kind::Gap | Kind::Repro
+        )
+    }
+}
+
+impl fmt::Display for Kind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.tag())
+    }
+}
+
+/// The blake3 hash of a record's identity (kind and natural id): the record's primary key.
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+pub struct CaseHash(pub [u8; 32]);
+
+impl CaseHash {
+    /// Derives the key of the record of `kind` whose natural id is `id`.
+    pub fn of(kind: Kind, id: &str) -> CaseHash {
+        let mut hasher = blake3::Hasher::new();
+        hasher.update(b"evokb.case.v1\0");
+        hasher.update(kind.tag().as_bytes());
+        hasher.update(b"\0");
+        hasher.update(id.as_bytes());
+        CaseHash(*hasher.finalize().as_bytes())
+    }
+
+    /// Lowercase hex, as printed by `get` and `verify`.
+    pub fn to_hex(&self) -> String {
+        hex(&self.0)
+    }
+}
+
+impl fmt::Debug for CaseHash {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "CaseHash({})", &self.to_hex()[..12])
+    }
+}
+
+/// Formats bytes as lowercase hex.
+pub fn hex(bytes: &[u8]) -> String {
+    const DIGITS: &[u8; 16] = b"0123456789abcdef";
+    let mut out = String::with_capacity(bytes.len() * 2);
+    for b in bytes {
+        out.push(DIGITS[usize::from(b >> 4)] as char);
+        out.push(DIGITS[usize::from(b & 0x0f)] as char);
+    }
+    out
+}
+
+/// One piece of a record's text.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Segment {
+    /// Text kept verbatim: delimiters, spacing, line endings, notes.
+    Lit(String),
+    /// A named value. Keys are unique within a record only by convention: lookups take the
+    /// first occurrence, and the importer warns about repeats.
+    Field {
+        /// The field name as written in the source (`status`, `origin_task`, a table column).
+        key: String,
+        /// The value exactly as written, without the line ending that follows it.
+        value: String,
+    },
+    /// The free-text body of a record (markdown after the front-matter, a section's text).
+    Body(String),
+}
+
+/// A record: its identity, the file it renders into, and its text as segments.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Record {
+    /// What kind of record this is.
+    pub kind: Kind,
+    /// The natural id: an entry id, `VP-2026-0003`, `BP_ub_pressure`, a row key.
+    pub id: String,
+    /// The repository-relative path (with `/` separators) of the file holding the record.
+    pub file: String,
+    /// The record's text.
+    pub segments: Vec<Segment>,
+}
+
+impl Record {
+    /// The primary key of this record.
+    pub fn case_hash(&self) -> CaseHash {
+        CaseHash::of(self.kind, &self.id)
+    }
+
+    /// The record's exact text: the concatenation of its segments.
+    pub fn text(&self) -> String {
+        let mut out = String::new();
+        self.write_text(&mut out);
+        out
+    }
+
+    /// Appends the record's exact text to `out`.
+    pub fn write_text(&self, out: &mut String) {
+        for seg in &self.segments {
+            match seg {
+                Segment::Lit(s) | Segment::Body(s) => out.push_str(s),
+                Segment::Field { value, .. } => out.push_str(value),
+            }
+        }
+    }
+
+    /// The blake3 hash of the record's text, used to tell whether a file or the store changed
+    /// the record since the two were last in sync.
+    pub fn text_hash(&self) -> [u8; 32] {
+        *blake3::hash(self.text().as_bytes()).as_bytes()
+    }
+
+    /// The first value of field `key`, if the record has one.
+    pub fn field(&self, key: &str) -> Option<&str> {
+        self.segments.iter().find_map(|seg| match seg {
+            Segment::Field { key: k, value } if k == key => Some(value.as_str()),
+            _ => None,
+        })
+    }
+
+    /// The body text, if the record has one.
+    pub fn body(&self) -> Option<&str> {
+        self.segments.iter().find_map(|seg| match seg {
+            Segment::Body(b) => Some(b.as_str()),
+            _ => None,
+        })
+    }
+
+    /// All fields in source order, as `(key, value)` pairs.
+    pub fn fields(&self) -> impl Iterator<Item = (&str, &str)> {
+        self.segments.iter().filter_map(|seg| match seg {
+            Segment::Field { key, value } => Some((key.as_str(), value.as_str())),
+            _ => None,
+        })
+    }
+
+    /// Replaces the first value of field `key`. Returns false when the record has no such field.
+    pub fn set_field(&mut self, key: &str, new_value: &str) -> bool {
+        for seg in &mut self.segments {
+            if let Segment::Field { key: k, value } = seg {
+                if k == key {
+                    new_value.clone_into(value);
+                    return true;
+                }
+            }
+        }
+        false
+    }
+
+    /// Replaces the body. Returns false when the record has no body.
+    pub fn set_body(&mut self, new_body: &str) -> bool {
+        for seg in &mut self.segments {
+            if let Segment::Body(b) = seg {
+                new_body.clone_into(b);
+                return true;
+            }
+        }
+        false
+    }
+}
+
+/// One item of a file's layout: prose kept verbatim, or a reference to a record.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub enum LayoutItem {
+    /// Text that belongs to no record: preambles, section headings, notes, separators.
+    Prose(String),
+    /// The record with this key renders here.
+    Record(CaseHash),
+}
+
+/// How a managed file is put together from prose and records.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FileLayout {
+    /// The repository-relative path, with `/` separators.
+    pub path: String,
+    /// The file's items in order.
+    pub items: Vec<LayoutItem>,
+}
+
+/// What the store remembers about the last time a record or file matched its markdown.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SyncMark {
+    /// blake3 of the text as last imported or rendered in place.
+    pub text_hash: [u8; 32],
+}
