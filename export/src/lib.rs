@@ -1,1 +1,28 @@
-//! stub
+//! # evokb-export
+//!
+//! The markdown side of evokb: the importer (files → records) and the renderer (records →
+//! files), and the sync rules between them.
+//!
+//! Parsing never reformats: every byte of a managed file ends up either in a record's segments
+//! or in the file's prose, so rendering an unchanged store gives the files back byte for byte.
+//! This crate uses only the public API of `evokb-store` and knows nothing of git or the
+//! terminal.
+#![warn(missing_docs)]
+
+pub mod diag;
+pub mod error;
+pub mod layout;
+pub mod mutate;
+pub mod parse;
+pub mod render;
+pub mod sync;
+pub mod text;
+pub mod verify;
+
+pub use diag::{Diagnostic, Severity};
+pub use error::{Conflict, ImportError, MutateError, RenderError};
+pub use sync::{
+    check, import, render_in_place, render_to, FileDiff, ImportOptions, ImportReport, Prefer,
+    RenderReport,
+};
+pub use verify::{verify, VerifyReport};

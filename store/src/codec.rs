@@ -34,7 +34,10 @@ pub fn decode<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, String> {
     let (value, used) = bincode::serde::decode_from_slice(payload, bincode::config::standard())
         .map_err(|err| format!("undecodable value: {err}"))?;
     if used != payload.len() {
-        return Err(format!("{} trailing bytes after the value", payload.len() - used));
+        return Err(format!(
+            "{} trailing bytes after the value",
+            payload.len() - used
+        ));
     }
     Ok(value)
 }
@@ -52,7 +55,10 @@ mod tests {
             file: "a/b.md".into(),
             segments: vec![
                 Segment::Lit("---\nid: ".into()),
-                Segment::Field { key: "id".into(), value: "PL-1.6-copy-floor".into() },
+                Segment::Field {
+                    key: "id".into(),
+                    value: "PL-1.6-copy-floor".into(),
+                },
                 Segment::Body("正文\r\n".into()),
             ],
         };

@@ -48,11 +48,20 @@ impl Store {
         if path.exists() {
             return Err(OpenError::AlreadyExists { path });
         }
-        std::fs::create_dir_all(dir).map_err(|source| OpenError::Io { path: dir.into(), source })?;
+        std::fs::create_dir_all(dir).map_err(|source| OpenError::Io {
+            path: dir.into(),
+            source,
+        })?;
         let db = builder()
             .create(&path)
-            .map_err(|source| OpenError::Database { path: path.clone(), source })?;
-        let store = Store { db, lock_wait: DEFAULT_LOCK_WAIT };
+            .map_err(|source| OpenError::Database {
+                path: path.clone(),
+                source,
+            })?;
+        let store = Store {
+            db,
+            lock_wait: DEFAULT_LOCK_WAIT,
+        };
         let mut txn = store.write()?;
         txn.init_tables()?;
         txn.commit()?;
@@ -67,11 +76,21 @@ impl Store {
         }
         let db = builder()
             .open(&path)
-            .map_err(|source| OpenError::Database { path: path.clone(), source })?;
-        let store = Store { db, lock_wait: DEFAULT_LOCK_WAIT };
+            .map_err(|source| OpenError::Database {
+                path: path.clone(),
+                source,
+            })?;
+        let store = Store {
+            db,
+            lock_wait: DEFAULT_LOCK_WAIT,
+        };
         let found = store.read()?.format_version()?;
         if found > STORE_FORMAT {
-            return Err(OpenError::UnsupportedFormat { path, found, supported: STORE_FORMAT });
+            return Err(OpenError::UnsupportedFormat {
+                path,
+                found,
+                supported: STORE_FORMAT,
+            });
         }
         Ok(store)
     }
@@ -83,7 +102,9 @@ impl Store {
 
     /// Begins a read transaction. Reads never wait for writers.
     pub fn read(&self) -> Result<ReadTxn, StoreError> {
-        Ok(ReadTxn { txn: self.db.begin_read()? })
+        Ok(ReadTxn {
+            txn: self.db.begin_read()?,
+        })
     }
 
     /// Begins a write transaction, waiting with backoff while another process writes.
@@ -125,7 +146,11 @@ pub struct WriteTxn {
 }
 
 fn corrupted(table: &'static str, key: impl Into<String>, detail: String) -> StoreError {
-    StoreError::Corrupted { table, key: key.into(), detail }
+    StoreError::Corrupted {
+        table,
+        key: key.into(),
+        detail,
+    }
 }
 
 fn decode_record(key: &[u8; 32], bytes: &[u8]) -> Result<Record, StoreError> {
@@ -135,7 +160,10 @@ fn decode_record(key: &[u8; 32], bytes: &[u8]) -> Result<Record, StoreError> {
         return Err(corrupted(
             "records",
             crate::record::hex(key),
-            format!("the record '{}' of kind '{}' is stored under another key", rec.id, rec.kind),
+            format!(
+                "the record '{}' of kind '{}' is stored under another key",
+                rec.id, rec.kind
+            ),
         ));
     }
     Ok(rec)
@@ -177,7 +205,9 @@ macro_rules! read_methods {
         /// The sync mark of the record under `key`.
         pub fn record_sync(&self, key: &CaseHash) -> Result<Option<SyncMark>, StoreError> {
             let table = self.txn.open_table(RECORD_SYNC)?;
-            let res = table.get(key.0)?.map(|v| SyncMark { text_hash: v.value() });
+            let res = table.get(key.0)?.map(|v| SyncMark {
+                text_hash: v.value(),
+            });
             Ok(res)
         }
 
@@ -205,16 +235,24 @@ macro_rules! read_methods {
         /// The sync mark of the managed file at `path`.
         pub fn file_sync(&self, path: &str) -> Result<Option<SyncMark>, StoreError> {
             let table = self.txn.open_table(FILE_SYNC)?;
-            let res = table.get(path)?.map(|v| SyncMark { text_hash: v.value() });
+            let res = table.get(path)?.map(|v| SyncMark {
+                text_hash: v.value(),
+            });
             Ok(res)
         }
 
         /// The store's format version (0 for a store without one).
         pub fn format_version(&self) -> Result<u32, StoreError> {
             let table = self.txn.open_table(META)?;
-            let Some(v) = table.get(FORMAT_KEY)? else { return Ok(0) };
+            let Some(v) = table.get(FORMAT_KEY)? else {
+                return Ok(0);
+            };
             let bytes: [u8; 4] = v.value().try_into().map_err(|_| {
-                corrupted("meta", FORMAT_KEY, format!("expected 4 bytes, found {}", v.value().len()))
+                corrupted(
+                    "meta",
+                    FORMAT_KEY,
+                    format!("expected 4 bytes, found {}", v.value().len()),
+                )
             })?;
             Ok(u32::from_be_bytes(bytes))
         }
@@ -277,7 +315,9 @@ impl WriteTxn {
 
     /// Records that the record under `key` matched its markdown with this text hash.
     pub fn set_record_sync(&mut self, key: &CaseHash, mark: SyncMark) -> Result<(), StoreError> {
-        self.txn.open_table(RECORD_SYNC)?.insert(key.0, mark.text_hash)?;
+        self.txn
+            .open_table(RECORD_SYNC)?
+            .insert(key.0, mark.text_hash)?;
         Ok(())
     }
 
@@ -297,7 +337,9 @@ impl WriteTxn {
 
     /// Records that the file at `path` matched its markdown with this byte hash.
     pub fn set_file_sync(&mut self, path: &str, mark: SyncMark) -> Result<(), StoreError> {
-        self.txn.open_table(FILE_SYNC)?.insert(path, mark.text_hash)?;
+        self.txn
+            .open_table(FILE_SYNC)?
+            .insert(path, mark.text_hash)?;
         Ok(())
     }
 
@@ -387,7 +429,10 @@ mod tests {
         let mut wb = sb.write()?;
         wb.put_record(&rec("y", "2"))?;
         wb.put_record(&rec("x", "1"))?;
-        wb.set_record_sync(&CaseHash::of(Kind::Entry, "x"), SyncMark { text_hash: [7; 32] })?;
+        wb.set_record_sync(
+            &CaseHash::of(Kind::Entry, "x"),
+            SyncMark { text_hash: [7; 32] },
+        )?;
         wb.commit()?;
         assert_eq!(sa.read()?.digest()?, sb.read()?.digest()?);
         let mut wb = sb.write()?;

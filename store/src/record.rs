@@ -82,7 +82,12 @@ impl Kind {
     pub fn has_unique_ids(self) -> bool {
         matches!(
             self,
-            Kind::Entry | Kind::IndexRow | Kind::Bottleneck | Kind::QueueItem | Kind::Gap | Kind::Repro
+            Kind::Entry
+                | Kind::IndexRow
+                | Kind::Bottleneck
+                | Kind::QueueItem
+                | Kind::Gap
+                | Kind::Repro
         )
     }
 }

@@ -1,0 +1,152 @@
+//! Error types of the markdown side, one per operation.
+
+use std::path::PathBuf;
+
+use evokb_store::{Kind, StoreError};
+
+use crate::diag::Diagnostic;
+
+/// A record changed in both the file and the store since they were last in sync.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct Conflict {
+    /// The record's kind.
+    pub kind: Kind,
+    /// The record's id.
+    pub id: String,
+    /// The file holding (or that held) the record.
+    pub file: String,
+    /// The record's first line in the file, 0 when the file no longer has it.
+    pub line: usize,
+    /// What happened on each side.
+    pub reason: String,
+}
+
+impl std::fmt::Display for Conflict {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{}:{}: {} '{}': {}",
+            self.file, self.line, self.kind, self.id, self.reason
+        )
+    }
+}
+
+/// Why an import wrote nothing.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ImportError {
+    /// A managed file could not be read.
+    #[error("cannot read '{}': {source}", path.display())]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// The underlying error.
+        source: std::io::Error,
+    },
+    /// Some files are malformed; every problem is listed.
+    #[error("{} problem(s) in the input files, nothing was imported", diagnostics.len())]
+    Invalid {
+        /// The errors (warnings are not included).
+        diagnostics: Vec<Diagnostic>,
+    },
+    /// Records changed on both sides; nothing was imported.
+    #[error("{} record(s) changed both in the files and in the store since the last sync, nothing was imported (pass --prefer file or --prefer store to choose)", conflicts.len())]
+    Conflicts {
+        /// The conflicting records.
+        conflicts: Vec<Conflict>,
+    },
+    /// The store failed.
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+/// Why a render wrote nothing.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum RenderError {
+    /// A file could not be read or written.
+    #[error("cannot write '{}': {source}", path.display())]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// The underlying error.
+        source: std::io::Error,
+    },
+    /// Managed files were edited after the last import or render.
+    #[error("refusing to overwrite {} file(s) edited since the last import or render: {} (run 'evokb import' first)", files.len(), files.join(", "))]
+    EditedOnDisk {
+        /// The edited files.
+        files: Vec<String>,
+    },
+    /// A layout names a record the store does not have.
+    #[error("the layout of '{path}' names record {key} which the store does not hold (run 'evokb verify')")]
+    Dangling {
+        /// The file.
+        path: String,
+        /// The missing record's key, in hex.
+        key: String,
+    },
+    /// The store failed.
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+/// Why a mutation was refused; nothing was written.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum MutateError {
+    /// No record has this id.
+    #[error("no record has the id '{id}'")]
+    NotFound {
+        /// The id asked for.
+        id: String,
+    },
+    /// The record has no such field and none can be added to it.
+    #[error("{kind} '{id}' has no field '{field}' (fields: {available})")]
+    UnknownField {
+        /// The record's kind.
+        kind: Kind,
+        /// The record's id.
+        id: String,
+        /// The field asked for.
+        field: String,
+        /// The fields it does have, comma-separated.
+        available: String,
+    },
+    /// The value cannot be written.
+    #[error("invalid value for '{field}': {reason}")]
+    InvalidValue {
+        /// The field.
+        field: String,
+        /// Why.
+        reason: String,
+    },
+    /// The id is taken.
+    #[error("{kind} '{id}' already exists in '{file}'")]
+    AlreadyExists {
+        /// The kind.
+        kind: Kind,
+        /// The id.
+        id: String,
+        /// Where the existing record lives.
+        file: String,
+    },
+    /// The input text is malformed.
+    #[error("{} problem(s) in the input: {}", diagnostics.len(), diagnostics.iter().map(|d| d.to_string()).collect::<Vec<_>>().join("; "))]
+    Invalid {
+        /// The problems.
+        diagnostics: Vec<Diagnostic>,
+    },
+    /// The target file is not managed by the store.
+    #[error("'{path}' is not a managed file of this store")]
+    UnknownFile {
+        /// The path asked for.
+        path: String,
+    },
+    /// A layout names a missing record.
+    #[error(transparent)]
+    Render(#[from] RenderError),
+    /// The store failed.
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}

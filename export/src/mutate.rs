@@ -1,0 +1,424 @@
+//! Minimal mutations on the store: change one field of one record, add entries to a topic file.
+//!
+//! Every mutation is checked the same way: the affected file is rendered with the change,
+//! parsed again, and the parse must give back the same records with only the intended ones
+//! changed. The store then keeps exactly what the parser produced, so re-importing the rendered
+//! files always reproduces the store (and its digest). A value that would break the file's
+//! structure, such as a newline in a table cell, is refused with the reason.
+
+use std::collections::HashMap;
+
+use evokb_store::{CaseHash, FileLayout, Kind, LayoutItem, Record, Segment, Store, WriteTxn};
+
+use crate::diag::Diagnostic;
+use crate::error::MutateError;
+use crate::layout::{self, FileRole};
+use crate::parse::{self, frontmatter, normalize, parse_file};
+use crate::render::RecordSource;
+use crate::text::dominant_eol;
+
+/// The order in which kinds are tried when an id is given without a kind. Entries come before
+/// their INDEX rows, which share their ids.
+pub const LOOKUP_ORDER: [Kind; 11] = [
+    Kind::Entry,
+    Kind::QueueItem,
+    Kind::Bottleneck,
+    Kind::Gap,
+    Kind::IndexRow,
+    Kind::MetricRow,
+    Kind::HitRow,
+    Kind::DistillRow,
+    Kind::ChangeRow,
+    Kind::SearchEvent,
+    Kind::Repro,
+];
+
+/// Finds the record with natural id `id`, of `kind` or of the first kind in [`LOOKUP_ORDER`]
+/// that has one.
+pub fn find(
+    src: &dyn RecordSource,
+    id: &str,
+    kind: Option<Kind>,
+) -> Result<Option<Record>, MutateError> {
+    let kinds: Vec<Kind> = match kind {
+        Some(k) => vec![k],
+        None => LOOKUP_ORDER.to_vec(),
+    };
+    for k in kinds {
+        if let Some(rec) = src.get(&CaseHash::of(k, id))? {
+            return Ok(Some(rec));
+        }
+    }
+    Ok(None)
+}
+
+/// What a mutation changed.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct MutationReport {
+    /// The records written, as (kind, id) after the change.
+    pub changed: Vec<(Kind, String)>,
+}
+
+/// Sets field `field` of the record `id` to `value`, in one transaction. `body` names the
+/// record's body when it has no field of that name. A field the record lacks is added to
+/// entries, queue items and gaps. Setting an entry's `status` or `id` also updates its INDEX row.
+pub fn set_field(
+    store: &Store,
+    id: &str,
+    kind: Option<Kind>,
+    field: &str,
+    value: &str,
+) -> Result<MutationReport, MutateError> {
+    let mut w = store.write()?;
+    let rec = find(&w, id, kind)?.ok_or_else(|| MutateError::NotFound { id: id.into() })?;
+    let mut report = MutationReport::default();
+    let changed = with_field(&rec, field, value)?;
+    report
+        .changed
+        .extend(commit_change(&mut w, &rec.file, changed)?);
+    if rec.kind == Kind::Entry && (field == "status" || field == "id") {
+        if let Some(row) = w.record_by_id(Kind::IndexRow, &rec.id)? {
+            if row.field(field).is_some() {
+                let changed_row = with_field(&row, field, value)?;
+                report
+                    .changed
+                    .extend(commit_change(&mut w, &row.file, changed_row)?);
+            }
+        }
+    }
+    w.commit()?;
+    Ok(report)
+}
+
+/// The record with `field` set to `value`.
+fn with_field(rec: &Record, field: &str, value: &str) -> Result<Record, MutateError> {
+    let mut out = rec.clone();
+    let invalid = |reason: &str| MutateError::InvalidValue {
+        field: field.into(),
+        reason: reason.into(),
+    };
+    let single_line = matches!(
+        rec.kind,
+        Kind::IndexRow | Kind::DistillRow | Kind::HitRow | Kind::MetricRow | Kind::ChangeRow
+    ) || field == "id"
+        || (rec.kind == Kind::Bottleneck && field == "title");
+    if single_line && value.contains(['\n', '\r']) {
+        return Err(invalid("this field must stay on one line"));
+    }
+    if single_line && value.trim().is_empty() && field == "id" {
+        return Err(invalid("an id cannot be empty"));
+    }
+    if rec.field(field).is_some() {
+        out.set_field(field, value);
+    } else if field == "body" && rec.body().is_some() {
+        out.set_body(value);
+    } else {
+        let prefix = match rec.kind {
+            Kind::Entry | Kind::Gap => format!("{field}: "),
+            Kind::QueueItem => format!("- {field}: "),
+            _ => {
+                let available: Vec<&str> = rec.fields().map(|(k, _)| k).collect();
+                return Err(MutateError::UnknownField {
+                    kind: rec.kind,
+                    id: rec.id.clone(),
+                    field: field.into(),
+                    available: available.join(", "),
+                });
+            }
+        };
+        if parse::keyline::split(&format!("{field}: x")).is_none_or(|kl| kl.key != field) {
+            return Err(invalid(
+                "a new field name must be letters, digits, '_' or '-'",
+            ));
+        }
+        insert_field(&mut out, field, value, &prefix);
+    }
+    Ok(out)
+}
+
+/// Adds a field line after the record's last field, in the record's own line-ending style.
+fn insert_field(rec: &mut Record, key: &str, value: &str, prefix: &str) {
+    let eol = dominant_eol(&rec.text());
+    let last = rec
+        .segments
+        .iter()
+        .rposition(|s| matches!(s, Segment::Field { .. }));
+    let mut segs = std::mem::take(&mut rec.segments);
+    let new_line = [
+        Segment::Lit(prefix.into()),
+        Segment::Field {
+            key: key.into(),
+            value: value.into(),
+        },
+        Segment::Lit(eol.into()),
+    ];
+    match last {
+        Some(i) => {
+            // The literal after the last field starts with that field's line ending; the new
+            // line goes right after it.
+            let (head, tail) = match segs.get(i + 1) {
+                Some(Segment::Lit(s)) => match s.find('\n') {
+                    Some(n) => (s[..=n].to_string(), s[n + 1..].to_string()),
+                    None => (s.clone(), String::new()),
+                },
+                _ => (eol.to_string(), String::new()),
+            };
+            let replace_next = matches!(segs.get(i + 1), Some(Segment::Lit(_)));
+            let mut insert = vec![Segment::Lit(head)];
+            insert.extend(new_line);
+            insert.push(Segment::Lit(tail));
+            let end = if replace_next { i + 2 } else { i + 1 };
+            segs.splice(i + 1..end, insert);
+        }
+        None => segs.extend(new_line),
+    }
+    rec.segments = normalize(segs);
+}
+
+/// Puts a changed record into its file and checks the file still parses to the same records.
+fn commit_change(
+    w: &mut WriteTxn,
+    path: &str,
+    changed: Record,
+) -> Result<Vec<(Kind, String)>, MutateError> {
+    let layout = w
+        .file(path)?
+        .ok_or_else(|| MutateError::UnknownFile { path: path.into() })?;
+    let key = changed.case_hash();
+    let mut overrides = HashMap::new();
+    overrides.insert(key, changed);
+    commit_file(w, layout, &overrides)
+}
+
+/// Renders `layout` with `overrides` in place of (or in addition to) stored records, parses the
+/// result, and stores what the parser produced. Every record must come back with the text it
+/// was rendered from, so a value can never spill into its neighbours.
+fn commit_file(
+    w: &mut WriteTxn,
+    layout: FileLayout,
+    overrides: &HashMap<CaseHash, Record>,
+) -> Result<Vec<(Kind, String)>, MutateError> {
+    let path = layout.path.clone();
+    let role =
+        layout::role_of(&path).ok_or_else(|| MutateError::UnknownFile { path: path.clone() })?;
+    let mut text = String::new();
+    let mut expected: Vec<(CaseHash, Record)> = Vec::new();
+    for item in &layout.items {
+        match item {
+            LayoutItem::Prose(p) => text.push_str(p),
+            LayoutItem::Record(key) => {
+                let rec = match overrides.get(key) {
+                    Some(r) => r.clone(),
+                    None => w
+                        .record(key)?
+                        .ok_or_else(|| crate::error::RenderError::Dangling {
+                            path: path.clone(),
+                            key: key.to_hex(),
+                        })?,
+                };
+                rec.write_text(&mut text);
+                expected.push((*key, rec));
+            }
+        }
+    }
+    let (parsed, diags) = parse_file(role, &path, &text);
+    let broken = |reason: String| MutateError::InvalidValue {
+        field: "value".into(),
+        reason,
+    };
+    if let Some(d) = diags.iter().find(|d| d.is_error()) {
+        return Err(broken(format!(
+            "the change would make '{path}' malformed: {d}"
+        )));
+    }
+    if parsed.records.len() != expected.len() {
+        return Err(broken(format!(
+            "the change would turn {} record(s) of '{path}' into {}; it must not cross a record boundary",
+            expected.len(),
+            parsed.records.len()
+        )));
+    }
+    let mut changed = Vec::new();
+    for ((old_key, want), got) in expected.iter().zip(&parsed.records) {
+        let got = &got.record;
+        if got.text() != want.text() || got.kind != want.kind {
+            return Err(broken(format!(
+                "the change would alter how '{path}' splits into records near {} '{}'",
+                want.kind, want.id
+            )));
+        }
+        let new_key = got.case_hash();
+        if new_key != *old_key {
+            if let Some(existing) = w.record(&new_key)? {
+                return Err(MutateError::AlreadyExists {
+                    kind: got.kind,
+                    id: got.id.clone(),
+                    file: existing.file,
+                });
+            }
+            w.delete_record(old_key)?;
+        }
+        if w.record(&new_key)?.as_ref() != Some(got) {
+            w.put_record(got)?;
+            changed.push((got.kind, got.id.clone()));
+        }
+    }
+    w.put_file(&parsed.layout)?;
+    Ok(changed)
+}
+
+/// Adds the entries in `text` (topic-file format: `---` front-matter then body, one or more) at
+/// the end of topic file `path`, and a row for each in that file's `INDEX.md` table.
+pub fn add_entries(store: &Store, path: &str, text: &str) -> Result<MutationReport, MutateError> {
+    if layout::role_of(path) != Some(FileRole::Topic) {
+        return Err(MutateError::UnknownFile { path: path.into() });
+    }
+    let (parsed, diags) = parse_file(FileRole::Topic, path, text);
+    let mut problems: Vec<Diagnostic> = diags.into_iter().filter(Diagnostic::is_error).collect();
+    if parsed.records.is_empty() {
+        problems.push(Diagnostic::error(
+            path,
+            1,
+            "expected at least one entry: '---', 'id: …' lines, '---', then the body",
+        ));
+    }
+    let stray = parsed
+        .layout
+        .items
+        .iter()
+        .any(|i| matches!(i, LayoutItem::Prose(p) if !p.trim().is_empty()));
+    if stray {
+        problems.push(Diagnostic::error(
+            path,
+            1,
+            "text outside an entry; expected only '---'-delimited entries",
+        ));
+    }
+    if !problems.is_empty() {
+        return Err(MutateError::Invalid {
+            diagnostics: problems,
+        });
+    }
+    let mut w = store.write()?;
+    let mut layout = w
+        .file(path)?
+        .ok_or_else(|| MutateError::UnknownFile { path: path.into() })?;
+    let mut overrides: HashMap<CaseHash, Record> = HashMap::new();
+    ensure_trailing_newline(&mut w, &mut layout, &mut overrides)?;
+    for pr in &parsed.records {
+        let rec = &pr.record;
+        if let Some(existing) = w.record(&rec.case_hash())? {
+            return Err(MutateError::AlreadyExists {
+                kind: rec.kind,
+                id: rec.id.clone(),
+                file: existing.file,
+            });
+        }
+        layout.items.push(LayoutItem::Record(rec.case_hash()));
+        overrides.insert(rec.case_hash(), rec.clone());
+    }
+    let mut report = MutationReport {
+        changed: commit_file(&mut w, layout, &overrides)?,
+    };
+    if let Some(mut index) = w.file(layout::INDEX)? {
+        let mut rows = HashMap::new();
+        let topic = path.rsplit('/').next().unwrap_or(path);
+        for pr in &parsed.records {
+            let row = index_row(&pr.record, dominant_eol(text));
+            insert_index_row(&mut index, topic, row.case_hash());
+            rows.insert(row.case_hash(), row);
+        }
+        report.changed.extend(commit_file(&mut w, index, &rows)?);
+    }
+    w.commit()?;
+    Ok(report)
+}
+
+/// Makes sure a file's text ends with a line ending before something is appended to it.
+fn ensure_trailing_newline(
+    w: &mut WriteTxn,
+    layout: &mut FileLayout,
+    overrides: &mut HashMap<CaseHash, Record>,
+) -> Result<(), MutateError> {
+    match layout.items.last_mut() {
+        Some(LayoutItem::Prose(p)) if !p.ends_with('\n') => p.push('\n'),
+        Some(LayoutItem::Record(key)) => {
+            if let Some(mut rec) = w.record(key)? {
+                if !rec.text().ends_with('\n') {
+                    match rec.segments.last_mut() {
+                        Some(Segment::Body(b)) | Some(Segment::Lit(b)) => b.push('\n'),
+                        _ => rec.segments.push(Segment::Lit("\n".into())),
+                    }
+                    overrides.insert(*key, rec);
+                }
+            }
+        }
+        _ => {}
+    }
+    Ok(())
+}
+
+/// The INDEX row for an entry: id, title as the one-line summary, status.
+fn index_row(entry: &Record, eol: &str) -> Record {
+    let title = frontmatter::truncate(frontmatter::title_of(entry.body().unwrap_or("")), 80);
+    let summary = title.replace('|', "\\|");
+    let status = entry.field("status").unwrap_or("").trim();
+    let line = format!("| {} | {} | {} |{eol}", entry.id, summary, status);
+    let row = parse::table::split_row(line.trim_end_matches(['\r', '\n']));
+    let segments = match row {
+        Some(row) => parse::table::row_segments(
+            &row,
+            eol,
+            &parse::table::TableSpec {
+                kind: Kind::IndexRow,
+                keys: vec!["id".into(), "summary".into(), "status".into()],
+                id_cols: vec![0],
+            },
+        ),
+        None => vec![Segment::Lit(line)],
+    };
+    Record {
+        kind: Kind::IndexRow,
+        id: entry.id.clone(),
+        file: layout::INDEX.into(),
+        segments,
+    }
+}
+
+/// Puts a row reference after the last row of `topic`'s table, or in a new table section after
+/// the last table when the topic has none yet.
+fn insert_index_row(index: &mut FileLayout, topic: &str, row: CaseHash) {
+    let mut current: Option<String> = None;
+    let mut last_in_topic = None;
+    let mut last_row = None;
+    for (i, item) in index.items.iter().enumerate() {
+        match item {
+            LayoutItem::Prose(p) => {
+                for line in p.lines().filter(|l| l.starts_with('#')) {
+                    current = parse::index::heading_topic(line).map(str::to_string);
+                }
+            }
+            LayoutItem::Record(_) => {
+                last_row = Some(i);
+                if current.as_deref() == Some(topic) {
+                    last_in_topic = Some(i);
+                }
+            }
+        }
+    }
+    match (last_in_topic, last_row) {
+        (Some(i), _) => index.items.insert(i + 1, LayoutItem::Record(row)),
+        (None, Some(i)) => {
+            let header =
+                format!("\n### {topic}\n\n| ID | 一句话 | 状态 |\n|----|--------|------|\n");
+            index.items.insert(i + 1, LayoutItem::Prose(header));
+            index.items.insert(i + 2, LayoutItem::Record(row));
+        }
+        (None, None) => {
+            let header =
+                format!("\n### {topic}\n\n| ID | 一句话 | 状态 |\n|----|--------|------|\n");
+            index.items.push(LayoutItem::Prose(header));
+            index.items.push(LayoutItem::Record(row));
+        }
+    }
+}

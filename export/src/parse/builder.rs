@@ -1,0 +1,145 @@
+//! Building blocks shared by the parsers: a segment builder that merges adjacent literal text,
+//! and a file builder that interleaves prose and records.
+
+use evokb_store::{FileLayout, LayoutItem, Record, Segment};
+
+/// A record found in a file, with the line where it starts.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ParsedRecord {
+    /// The record.
+    pub record: Record,
+    /// The 1-based line of its first byte.
+    pub line: usize,
+}
+
+/// A parsed file: its layout and its records in file order.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ParsedFile {
+    /// Prose and record references, in order.
+    pub layout: FileLayout,
+    /// The records, in file order.
+    pub records: Vec<ParsedRecord>,
+}
+
+impl ParsedFile {
+    /// The length in bytes of the text this file renders to.
+    pub fn text_len(&self) -> usize {
+        let mut n = 0;
+        let mut recs = self.records.iter();
+        for item in &self.layout.items {
+            match item {
+                LayoutItem::Prose(p) => n += p.len(),
+                LayoutItem::Record(_) => n += recs.next().map_or(0, |r| r.record.text().len()),
+            }
+        }
+        n
+    }
+}
+
+/// Accumulates a file's items.
+pub struct FileBuilder {
+    path: String,
+    items: Vec<LayoutItem>,
+    records: Vec<ParsedRecord>,
+    prose: String,
+}
+
+impl FileBuilder {
+    /// Starts an empty file at `path`.
+    pub fn new(path: &str) -> FileBuilder {
+        FileBuilder {
+            path: path.into(),
+            items: Vec::new(),
+            records: Vec::new(),
+            prose: String::new(),
+        }
+    }
+
+    /// The file's path.
+    pub fn path(&self) -> &str {
+        &self.path
+    }
+
+    /// Appends prose.
+    pub fn prose(&mut self, text: &str) {
+        self.prose.push_str(text);
+    }
+
+    /// Appends a record that starts at `line`.
+    pub fn record(&mut self, record: Record, line: usize) {
+        self.flush_prose();
+        self.items.push(LayoutItem::Record(record.case_hash()));
+        self.records.push(ParsedRecord { record, line });
+    }
+
+    fn flush_prose(&mut self) {
+        if !self.prose.is_empty() {
+            self.items
+                .push(LayoutItem::Prose(std::mem::take(&mut self.prose)));
+        }
+    }
+
+    /// Finishes the file.
+    pub fn finish(mut self) -> ParsedFile {
+        self.flush_prose();
+        ParsedFile {
+            layout: FileLayout {
+                path: self.path,
+                items: self.items,
+            },
+            records: self.records,
+        }
+    }
+}
+
+/// Accumulates a record's segments, merging adjacent literal text.
+#[derive(Default)]
+pub struct SegBuilder {
+    segs: Vec<Segment>,
+}
+
+impl SegBuilder {
+    /// Appends literal text.
+    pub fn lit(&mut self, text: &str) {
+        if text.is_empty() {
+            return;
+        }
+        if let Some(Segment::Lit(last)) = self.segs.last_mut() {
+            last.push_str(text);
+        } else {
+            self.segs.push(Segment::Lit(text.into()));
+        }
+    }
+
+    /// Appends a field.
+    pub fn field(&mut self, key: &str, value: &str) {
+        self.segs.push(Segment::Field {
+            key: key.into(),
+            value: value.into(),
+        });
+    }
+
+    /// Appends a body.
+    pub fn body(&mut self, text: &str) {
+        self.segs.push(Segment::Body(text.into()));
+    }
+
+    /// The segments.
+    pub fn finish(self) -> Vec<Segment> {
+        self.segs
+    }
+}
+
+/// Puts segments into the form the parsers produce: adjacent literals merged, empty literals
+/// dropped. A mutated record must be normalised, or re-importing its file would not give it
+/// back identically.
+pub fn normalize(segments: Vec<Segment>) -> Vec<Segment> {
+    let mut b = SegBuilder::default();
+    for seg in segments {
+        match seg {
+            Segment::Lit(s) => b.lit(&s),
+            other => b.segs.push(other),
+        }
+    }
+    b.finish()
+}

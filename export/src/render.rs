@@ -1,0 +1,114 @@
+//! The renderer: records and layouts back to file text, and writing files safely.
+//!
+//! Rendering is concatenation: a file is its prose and its records' segments in layout order,
+//! so an unchanged record comes back byte for byte and the output depends only on the store's
+//! content. Files are written through a temporary file that is fsynced and renamed, so a crash
+//! leaves either the old or the new file, never a torn one.
+
+use std::io::Write;
+use std::path::Path;
+
+use evokb_store::{FileLayout, LayoutItem, ReadTxn, WriteTxn};
+
+use crate::error::RenderError;
+
+/// A rendered managed file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RenderedFile {
+    /// Repository-relative path.
+    pub path: String,
+    /// The file's text.
+    pub text: String,
+    /// The layout it was rendered from.
+    pub layout: FileLayout,
+}
+
+/// Read access needed to render; implemented by both transaction kinds.
+pub trait RecordSource {
+    /// The record under `key`.
+    fn get(
+        &self,
+        key: &evokb_store::CaseHash,
+    ) -> Result<Option<evokb_store::Record>, evokb_store::StoreError>;
+}
+
+impl RecordSource for ReadTxn {
+    fn get(
+        &self,
+        key: &evokb_store::CaseHash,
+    ) -> Result<Option<evokb_store::Record>, evokb_store::StoreError> {
+        self.record(key)
+    }
+}
+
+impl RecordSource for WriteTxn {
+    fn get(
+        &self,
+        key: &evokb_store::CaseHash,
+    ) -> Result<Option<evokb_store::Record>, evokb_store::StoreError> {
+        self.record(key)
+    }
+}
+
+/// Renders one layout.
+pub fn render_layout(src: &dyn RecordSource, layout: &FileLayout) -> Result<String, RenderError> {
+    let mut out = String::new();
+    for item in &layout.items {
+        match item {
+            LayoutItem::Prose(p) => out.push_str(p),
+            LayoutItem::Record(key) => match src.get(key)? {
+                Some(rec) => rec.write_text(&mut out),
+                None => {
+                    return Err(RenderError::Dangling {
+                        path: layout.path.clone(),
+                        key: key.to_hex(),
+                    })
+                }
+            },
+        }
+    }
+    Ok(out)
+}
+
+/// Renders every managed file of the store, sorted by path.
+pub fn render_all(txn: &ReadTxn) -> Result<Vec<RenderedFile>, RenderError> {
+    let mut out = Vec::new();
+    for layout in txn.files()? {
+        let text = render_layout(txn, &layout)?;
+        out.push(RenderedFile {
+            path: layout.path.clone(),
+            text,
+            layout,
+        });
+    }
+    Ok(out)
+}
+
+/// Writes `bytes` to `path` atomically: a temporary file in the same directory, fsynced, then
+/// renamed over the target, then the directory fsynced so the rename itself is durable.
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), RenderError> {
+    let io = |source| RenderError::Io {
+        path: path.into(),
+        source,
+    };
+    let dir = path.parent().unwrap_or_else(|| Path::new("."));
+    std::fs::create_dir_all(dir).map_err(io)?;
+    let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("file");
+    let tmp = dir.join(format!(".{name}.evokb-tmp-{}", std::process::id()));
+    let result = (|| {
+        let mut f = std::fs::File::create(&tmp)?;
+        f.write_all(bytes)?;
+        f.sync_all()?;
+        drop(f);
+        std::fs::rename(&tmp, path)?;
+        if let Ok(d) = std::fs::File::open(dir) {
+            // Directory fsync is not supported everywhere; the rename is already done.
+            let _ = d.sync_all();
+        }
+        Ok(())
+    })();
+    if result.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    result.map_err(io)
+}

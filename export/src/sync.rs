@@ -1,0 +1,491 @@
+//! Keeping the store and the markdown in sync without losing anyone's work.
+//!
+//! The store remembers, per record and per file, the hash of the text as last imported or
+//! rendered in place (a *sync mark*). Comparing the file's text and the store's text against
+//! that mark tells who changed what:
+//!
+//! | file vs mark | store vs mark | import does            |
+//! |--------------|---------------|------------------------|
+//! | same         | any           | keeps the store        |
+//! | changed      | same          | takes the file         |
+//! | changed      | changed       | conflict (or --prefer) |
+//!
+//! A record missing from its file was deleted by a person when the store still matches the
+//! mark, and is a conflict when the store changed it too. A record the store added and never
+//! rendered (no mark) is kept and stays where the store put it. Import writes everything in one
+//! transaction, or nothing.
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::path::Path;
+
+use evokb_store::{
+    CaseHash, FileLayout, Kind, LayoutItem, Record, Segment, Store, SyncMark, WriteTxn,
+};
+
+use crate::diag::Diagnostic;
+use crate::error::{Conflict, ImportError, RenderError};
+use crate::layout::{self, ManagedFile};
+use crate::parse::{parse_file, ParsedFile};
+use crate::render::{render_all, write_atomic, RenderedFile};
+use crate::text::decode_utf8;
+
+/// Which side wins a conflict.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Prefer {
+    /// The markdown file's version.
+    File,
+    /// The store's version.
+    Store,
+}
+
+/// Options of [`import`].
+#[derive(Debug, Clone, Copy, Default)]
+pub struct ImportOptions {
+    /// How to settle conflicts; `None` refuses them.
+    pub prefer: Option<Prefer>,
+}
+
+/// What an import did.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ImportReport {
+    /// Records per kind in the store after the import.
+    pub counts: BTreeMap<Kind, u64>,
+    /// Records that were new.
+    pub added: usize,
+    /// Records taken from an edited file.
+    pub updated: usize,
+    /// Records deleted because their file no longer has them.
+    pub removed: usize,
+    /// Records whose store version was kept over an unchanged file.
+    pub kept_store: usize,
+    /// Managed files read.
+    pub files: usize,
+    /// Warnings found while parsing.
+    pub warnings: Vec<Diagnostic>,
+}
+
+/// A managed file read and parsed from disk.
+pub struct ReadFile {
+    /// Which file.
+    pub file: ManagedFile,
+    /// blake3 of its bytes.
+    pub bytes_hash: [u8; 32],
+    /// Its parse.
+    pub parsed: ParsedFile,
+}
+
+/// Everything the importer read from a knowledge base.
+pub struct ReadKb {
+    /// The managed markdown and jsonl files.
+    pub files: Vec<ReadFile>,
+    /// One record per repro script.
+    pub repros: Vec<Record>,
+    /// Warnings.
+    pub warnings: Vec<Diagnostic>,
+}
+
+/// Reads and parses every managed file under `root`. Fails with every error found, so a user
+/// fixes them all in one go.
+pub fn read_kb(root: &Path) -> Result<ReadKb, ImportError> {
+    let io = |path: &Path| {
+        let path = path.to_path_buf();
+        move |source| ImportError::Io { path, source }
+    };
+    let managed = layout::discover(root).map_err(io(root))?;
+    let mut diags = Vec::new();
+    let mut files = Vec::new();
+    for mf in managed {
+        let full = root.join(&mf.path);
+        let bytes = std::fs::read(&full).map_err(io(&full))?;
+        let text = match decode_utf8(&bytes) {
+            Ok(t) => t,
+            Err((line, msg)) => {
+                diags.push(Diagnostic::error(&mf.path, line, msg));
+                continue;
+            }
+        };
+        let (parsed, d) = parse_file(mf.role, &mf.path, text);
+        diags.extend(d);
+        files.push(ReadFile {
+            file: mf,
+            bytes_hash: *blake3::hash(&bytes).as_bytes(),
+            parsed,
+        });
+    }
+    let mut repros = Vec::new();
+    for path in layout::discover_repros(root).map_err(io(root))? {
+        let full = root.join(&path);
+        let bytes = std::fs::read(&full).map_err(io(&full))?;
+        repros.push(repro_record(&path, &bytes));
+    }
+    check_unique_ids(&files, &mut diags);
+    let (errors, warnings): (Vec<_>, Vec<_>) = diags.into_iter().partition(Diagnostic::is_error);
+    if !errors.is_empty() {
+        return Err(ImportError::Invalid {
+            diagnostics: errors,
+        });
+    }
+    Ok(ReadKb {
+        files,
+        repros,
+        warnings,
+    })
+}
+
+/// The record of a repro script: its path, content hash, size and line count.
+pub fn repro_record(path: &str, bytes: &[u8]) -> Record {
+    let lines = bytes.iter().filter(|&&b| b == b'\n').count()
+        + usize::from(!bytes.is_empty() && !bytes.ends_with(b"\n"));
+    let field = |key: &str, value: String| Segment::Field {
+        key: key.into(),
+        value,
+    };
+    Record {
+        kind: Kind::Repro,
+        id: path.into(),
+        file: path.into(),
+        segments: vec![
+            field("blake3", blake3::hash(bytes).to_hex().to_string()),
+            Segment::Lit(" ".into()),
+            field("bytes", bytes.len().to_string()),
+            Segment::Lit(" ".into()),
+            field("lines", lines.to_string()),
+        ],
+    }
+}
+
+/// Reports every id that occurs twice within a kind, naming both places.
+fn check_unique_ids(files: &[ReadFile], diags: &mut Vec<Diagnostic>) {
+    let mut first: HashMap<CaseHash, (&str, usize)> = HashMap::new();
+    for f in files {
+        for pr in &f.parsed.records {
+            let rec = &pr.record;
+            if let Some(&(file, line)) = first.get(&rec.case_hash()) {
+                diags.push(Diagnostic::error(
+                    &rec.file,
+                    pr.line,
+                    format!(
+                        "duplicate {} id '{}': first defined at {file}:{line}",
+                        rec.kind, rec.id
+                    ),
+                ));
+            } else {
+                first.insert(rec.case_hash(), (&rec.file, pr.line));
+            }
+        }
+    }
+}
+
+/// Imports every managed file under `root` into `store`, in one transaction.
+pub fn import(
+    root: &Path,
+    store: &Store,
+    opts: ImportOptions,
+) -> Result<ImportReport, ImportError> {
+    let kb = read_kb(root)?;
+    let mut report = ImportReport {
+        files: kb.files.len(),
+        warnings: kb.warnings,
+        ..Default::default()
+    };
+    let mut txn = store.write()?;
+    let mut conflicts = Vec::new();
+    let parsed_keys: HashSet<CaseHash> = kb
+        .files
+        .iter()
+        .flat_map(|f| f.parsed.records.iter().map(|r| r.record.case_hash()))
+        .collect();
+    for f in &kb.files {
+        let path = f.file.path.as_str();
+        if txn
+            .file_sync(path)?
+            .is_some_and(|m| m.text_hash == f.bytes_hash)
+        {
+            // Unchanged since the last sync: the store's version of this file stands.
+            continue;
+        }
+        import_file(&mut txn, f, &parsed_keys, opts, &mut report, &mut conflicts)?;
+        txn.set_file_sync(
+            path,
+            SyncMark {
+                text_hash: f.bytes_hash,
+            },
+        )?;
+    }
+    sync_repros(&mut txn, &kb.repros)?;
+    if !conflicts.is_empty() {
+        return Err(ImportError::Conflicts { conflicts });
+    }
+    report.counts = txn.counts()?;
+    txn.commit()?;
+    Ok(report)
+}
+
+fn import_file(
+    txn: &mut WriteTxn,
+    f: &ReadFile,
+    parsed_keys: &HashSet<CaseHash>,
+    opts: ImportOptions,
+    report: &mut ImportReport,
+    conflicts: &mut Vec<Conflict>,
+) -> Result<(), ImportError> {
+    let path = f.file.path.as_str();
+    let in_file: HashSet<CaseHash> = f
+        .parsed
+        .records
+        .iter()
+        .map(|r| r.record.case_hash())
+        .collect();
+    for pr in &f.parsed.records {
+        let rec = &pr.record;
+        let key = rec.case_hash();
+        let file_hash = rec.text_hash();
+        let mark = SyncMark {
+            text_hash: file_hash,
+        };
+        let Some(stored) = txn.record(&key)? else {
+            txn.put_record(rec)?;
+            txn.set_record_sync(&key, mark)?;
+            report.added += 1;
+            continue;
+        };
+        if stored == *rec {
+            txn.set_record_sync(&key, mark)?;
+            continue;
+        }
+        let synced = txn.record_sync(&key)?.map(|m| m.text_hash);
+        let file_changed = synced != Some(file_hash);
+        let store_changed = synced != Some(stored.text_hash());
+        if !file_changed {
+            report.kept_store += 1;
+        } else if !store_changed || opts.prefer == Some(Prefer::File) {
+            txn.put_record(rec)?;
+            report.updated += 1;
+        } else if opts.prefer == Some(Prefer::Store) {
+            report.kept_store += 1;
+        } else {
+            conflicts.push(Conflict {
+                kind: rec.kind,
+                id: rec.id.clone(),
+                file: path.into(),
+                line: pr.line,
+                reason: "edited in the file and changed in the store since the last sync".into(),
+            });
+        }
+        txn.set_record_sync(&key, mark)?;
+    }
+    // Records the store placed in this file that the file no longer has.
+    let old_layout = txn.file(path)?;
+    let mut kept: HashSet<CaseHash> = HashSet::new();
+    if let Some(old) = &old_layout {
+        for item in &old.items {
+            let LayoutItem::Record(key) = item else {
+                continue;
+            };
+            if in_file.contains(key) || parsed_keys.contains(key) {
+                continue; // still here, or moved to another file
+            }
+            let Some(stored) = txn.record(key)? else {
+                continue;
+            };
+            let synced = txn.record_sync(key)?.map(|m| m.text_hash);
+            let store_changed = synced != Some(stored.text_hash());
+            if synced.is_none() || opts.prefer == Some(Prefer::Store) {
+                kept.insert(*key);
+            } else if !store_changed || opts.prefer == Some(Prefer::File) {
+                txn.delete_record(key)?;
+                report.removed += 1;
+            } else {
+                conflicts.push(Conflict {
+                    kind: stored.kind,
+                    id: stored.id.clone(),
+                    file: path.into(),
+                    line: 0,
+                    reason: "deleted from the file but changed in the store since the last sync"
+                        .into(),
+                });
+            }
+        }
+    }
+    let mut layout = f.parsed.layout.clone();
+    if let Some(old) = &old_layout {
+        merge_kept(&mut layout, old, &kept);
+    }
+    txn.put_file(&layout)?;
+    Ok(())
+}
+
+/// Puts records the store keeps back into a file's new layout, each after the record that
+/// preceded it before, so a store-side addition keeps its place across a reviewer's import.
+fn merge_kept(new: &mut FileLayout, old: &FileLayout, kept: &HashSet<CaseHash>) {
+    let mut anchor: Option<CaseHash> = None;
+    for item in &old.items {
+        let LayoutItem::Record(key) = item else {
+            continue;
+        };
+        if kept.contains(key) {
+            let pos = match anchor {
+                Some(a) => new
+                    .items
+                    .iter()
+                    .position(|it| *it == LayoutItem::Record(a))
+                    .map_or(new.items.len(), |p| p + 1),
+                None => new
+                    .items
+                    .iter()
+                    .position(|it| matches!(it, LayoutItem::Record(_)))
+                    .unwrap_or(new.items.len()),
+            };
+            new.items.insert(pos, LayoutItem::Record(*key));
+            anchor = Some(*key);
+        } else if new.items.contains(&LayoutItem::Record(*key)) {
+            anchor = Some(*key);
+        }
+    }
+}
+
+fn sync_repros(txn: &mut WriteTxn, repros: &[Record]) -> Result<(), ImportError> {
+    let current: HashSet<CaseHash> = repros.iter().map(Record::case_hash).collect();
+    for rec in txn.records()? {
+        if rec.kind == Kind::Repro && !current.contains(&rec.case_hash()) {
+            txn.delete_record(&rec.case_hash())?;
+        }
+    }
+    for rec in repros {
+        if txn.record(&rec.case_hash())?.as_ref() != Some(rec) {
+            txn.put_record(rec)?;
+        }
+    }
+    Ok(())
+}
+
+/// A managed file whose rendering differs from the disk.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FileDiff {
+    /// Repository-relative path.
+    pub path: String,
+    /// What is on disk, `None` when the file is missing (or not UTF-8, shown lossily).
+    pub disk: Option<String>,
+    /// What the store renders.
+    pub rendered: String,
+}
+
+/// Compares every rendered file with the disk, writing nothing.
+pub fn check(root: &Path, store: &Store) -> Result<Vec<FileDiff>, RenderError> {
+    let txn = store.read()?;
+    let mut out = Vec::new();
+    for f in render_all(&txn)? {
+        let disk = read_optional(&root.join(&f.path))?;
+        if disk.as_deref() != Some(f.text.as_bytes()) {
+            out.push(FileDiff {
+                path: f.path,
+                disk: disk.map(|d| String::from_utf8_lossy(&d).into_owned()),
+                rendered: f.text,
+            });
+        }
+    }
+    Ok(out)
+}
+
+fn read_optional(path: &Path) -> Result<Option<Vec<u8>>, RenderError> {
+    match std::fs::read(path) {
+        Ok(b) => Ok(Some(b)),
+        Err(err) if err.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(source) => Err(RenderError::Io {
+            path: path.into(),
+            source,
+        }),
+    }
+}
+
+/// What a render wrote.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct RenderReport {
+    /// Files written, by path.
+    pub written: Vec<String>,
+    /// Files that already matched.
+    pub unchanged: usize,
+}
+
+/// Renders every managed file in place. Refuses, writing nothing, when a file was edited since
+/// the last import or render, unless `force` is set.
+pub fn render_in_place(
+    root: &Path,
+    store: &Store,
+    force: bool,
+) -> Result<RenderReport, RenderError> {
+    let txn = store.read()?;
+    let files = render_all(&txn)?;
+    let mut report = RenderReport::default();
+    let mut to_write: Vec<&RenderedFile> = Vec::new();
+    let mut to_mark: Vec<&RenderedFile> = Vec::new();
+    let mut refused = Vec::new();
+    for f in &files {
+        let disk = read_optional(&root.join(&f.path))?;
+        let rendered_hash = *blake3::hash(f.text.as_bytes()).as_bytes();
+        let mark = txn.file_sync(&f.path)?.map(|m| m.text_hash);
+        match disk {
+            Some(d) if d == f.text.as_bytes() => {
+                report.unchanged += 1;
+                if mark != Some(rendered_hash) {
+                    to_mark.push(f);
+                }
+            }
+            Some(d) if !force && mark != Some(*blake3::hash(&d).as_bytes()) => {
+                refused.push(f.path.clone());
+            }
+            _ => to_write.push(f),
+        }
+    }
+    // Sync marks come from the snapshot that was rendered, not from whatever another process
+    // may have committed since, so they describe exactly the bytes on disk.
+    let mut record_marks: Vec<(CaseHash, SyncMark)> = Vec::new();
+    for f in to_write.iter().chain(&to_mark) {
+        for item in &f.layout.items {
+            if let LayoutItem::Record(key) = item {
+                if let Some(rec) = txn.record(key)? {
+                    record_marks.push((
+                        *key,
+                        SyncMark {
+                            text_hash: rec.text_hash(),
+                        },
+                    ));
+                }
+            }
+        }
+    }
+    drop(txn);
+    if !refused.is_empty() {
+        return Err(RenderError::EditedOnDisk { files: refused });
+    }
+    for f in &to_write {
+        write_atomic(&root.join(&f.path), f.text.as_bytes())?;
+        report.written.push(f.path.clone());
+    }
+    let mut w = store.write()?;
+    for f in to_write.iter().chain(&to_mark) {
+        w.set_file_sync(
+            &f.path,
+            SyncMark {
+                text_hash: *blake3::hash(f.text.as_bytes()).as_bytes(),
+            },
+        )?;
+    }
+    for (key, mark) in record_marks {
+        w.set_record_sync(&key, mark)?;
+    }
+    w.commit()?;
+    Ok(report)
+}
+
+/// Renders every managed file under `out`, at the same relative paths. Sync marks are not
+/// touched, because the knowledge base itself was not written.
+pub fn render_to(out: &Path, store: &Store) -> Result<Vec<String>, RenderError> {
+    let files = render_all(&store.read()?)?;
+    let mut written = Vec::new();
+    for f in &files {
+        write_atomic(&out.join(&f.path), f.text.as_bytes())?;
+        written.push(f.path.clone());
+    }
+    Ok(written)
+}

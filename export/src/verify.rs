@@ -1,0 +1,106 @@
+//! Integrity checks over a whole store: every value decodes, every layout reference resolves,
+//! every record sits in exactly one file, and every file parses back to exactly the records and
+//! layout the store holds (the round-trip invariant that keeps render and import inverse).
+
+use std::collections::{BTreeMap, HashMap};
+
+use evokb_store::{CaseHash, Kind, LayoutItem, Store, StoreError};
+
+use crate::layout;
+use crate::parse::parse_file;
+use crate::render::render_layout;
+
+/// The result of [`verify`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct VerifyReport {
+    /// Records per kind.
+    pub counts: BTreeMap<Kind, u64>,
+    /// The store's content digest (all zeros when the store could not be read).
+    pub digest: [u8; 32],
+    /// What is wrong, as sentences; empty when the store is sound.
+    pub problems: Vec<String>,
+}
+
+/// Checks the store's integrity.
+pub fn verify(store: &Store) -> Result<VerifyReport, StoreError> {
+    let txn = store.read()?;
+    let mut problems = Vec::new();
+    let records = match txn.records() {
+        Ok(r) => r,
+        Err(err @ StoreError::Corrupted { .. }) => {
+            problems.push(err.to_string());
+            return Ok(VerifyReport {
+                counts: BTreeMap::new(),
+                digest: [0; 32],
+                problems,
+            });
+        }
+        Err(err) => return Err(err),
+    };
+    let mut counts = BTreeMap::new();
+    let mut placed: HashMap<CaseHash, usize> = HashMap::new();
+    for rec in &records {
+        *counts.entry(rec.kind).or_insert(0) += 1;
+    }
+    let by_key: HashMap<CaseHash, &evokb_store::Record> =
+        records.iter().map(|r| (r.case_hash(), r)).collect();
+    for layout in txn.files()? {
+        for item in &layout.items {
+            let LayoutItem::Record(key) = item else {
+                continue;
+            };
+            *placed.entry(*key).or_insert(0) += 1;
+            match by_key.get(key) {
+                None => problems.push(format!(
+                    "the layout of '{}' names record {} which the store does not hold",
+                    layout.path,
+                    key.to_hex()
+                )),
+                Some(rec) if rec.file != layout.path => problems.push(format!(
+                    "{} '{}' belongs to '{}' but is placed in '{}'",
+                    rec.kind, rec.id, rec.file, layout.path
+                )),
+                Some(_) => {}
+            }
+        }
+        let Some(role) = layout::role_of(&layout.path) else {
+            problems.push(format!("'{}' is not a managed file path", layout.path));
+            continue;
+        };
+        let Ok(text) = render_layout(&txn, &layout) else {
+            continue;
+        };
+        let (parsed, diags) = parse_file(role, &layout.path, &text);
+        if let Some(d) = diags.iter().find(|d| d.is_error()) {
+            problems.push(format!(
+                "'{}' renders to text that does not parse: {d}",
+                layout.path
+            ));
+        } else if parsed.layout != layout
+            || parsed
+                .records
+                .iter()
+                .any(|pr| by_key.get(&pr.record.case_hash()) != Some(&&pr.record))
+        {
+            problems.push(format!(
+                "'{}' renders to text that imports as different records (render and import disagree)",
+                layout.path
+            ));
+        }
+    }
+    for rec in &records {
+        let n = placed.get(&rec.case_hash()).copied().unwrap_or(0);
+        if rec.kind != Kind::Repro && n != 1 {
+            problems.push(format!(
+                "{} '{}' is placed {n} times in file layouts, expected once",
+                rec.kind, rec.id
+            ));
+        }
+    }
+    let digest = txn.digest()?;
+    Ok(VerifyReport {
+        counts,
+        digest,
+        problems,
+    })
+}

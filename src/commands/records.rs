@@ -1,0 +1,151 @@
+//! `get`, `set`, `add` and `list`: reading and changing individual records.
+
+use std::fmt::Write as _;
+use std::io::Read;
+use std::path::Path;
+
+use evokb_export::layout::{role_of, FileRole, PL_DIR};
+use evokb_export::mutate;
+use evokb_store::{Kind, Record};
+use serde_json::json;
+
+use super::{ok, print, print_json};
+use crate::error::{CmdResult, CommandError, ErrorKind};
+use crate::root;
+
+fn record_json(rec: &Record) -> serde_json::Value {
+    let mut fields = serde_json::Map::new();
+    for (k, v) in rec.fields() {
+        fields.entry(k.to_string()).or_insert_with(|| json!(v));
+    }
+    json!({
+        "kind": rec.kind.tag(),
+        "id": rec.id,
+        "file": rec.file,
+        "case_hash": rec.case_hash().to_hex(),
+        "fields": fields,
+        "body": rec.body(),
+        "text": rec.text(),
+    })
+}
+
+pub fn get(root: Option<&Path>, id: &str, kind: Option<Kind>, json_out: bool) -> CmdResult {
+    let root = root::find(root)?;
+    let store = root::open(&root)?;
+    let txn = store.read()?;
+    let rec = mutate::find(&txn, id, kind)?.ok_or_else(|| {
+        CommandError::new(ErrorKind::Usage, format!("no record has the id '{id}'"))
+            .hint("'evokb list' shows the ids the store holds")
+    })?;
+    if json_out {
+        print_json(&record_json(&rec))?;
+    } else {
+        let mut out = format!(
+            "{} {}\nfile: {}\ncase_hash: {}\n",
+            rec.kind,
+            rec.id,
+            rec.file,
+            rec.case_hash().to_hex()
+        );
+        for (k, v) in rec.fields() {
+            let _ = writeln!(out, "{k}: {v}");
+        }
+        if let Some(body) = rec.body() {
+            let _ = write!(out, "body:\n{body}");
+            if !body.ends_with('\n') {
+                out.push('\n');
+            }
+        }
+        print(&out)?;
+    }
+    ok()
+}
+
+pub fn set(
+    root: Option<&Path>,
+    id: &str,
+    kind: Option<Kind>,
+    field: &str,
+    value: &str,
+) -> CmdResult {
+    let root = root::find(root)?;
+    let store = root::open(&root)?;
+    let report = mutate::set_field(&store, id, kind, field, value)?;
+    let mut out = String::new();
+    if report.changed.is_empty() {
+        out.push_str("nothing changed: the field already has this value\n");
+    }
+    for (k, i) in &report.changed {
+        let _ = writeln!(out, "updated {k} '{i}'");
+    }
+    print(&out)?;
+    ok()
+}
+
+pub fn add(root: Option<&Path>, file: &str, source: Option<&Path>) -> CmdResult {
+    let root = root::find(root)?;
+    let store = root::open(&root)?;
+    let path = if role_of(file) == Some(FileRole::Topic) {
+        file.to_string()
+    } else {
+        format!("{PL_DIR}/{file}")
+    };
+    let mut text = String::new();
+    match source {
+        Some(p) if p != Path::new("-") => {
+            let bytes = std::fs::read(p).map_err(|e| {
+                CommandError::new(
+                    ErrorKind::InvalidInput,
+                    format!("cannot read '{}': {e}", p.display()),
+                )
+            })?;
+            text = String::from_utf8(bytes).map_err(|e| {
+                CommandError::new(
+                    ErrorKind::InvalidInput,
+                    format!("'{}' is not UTF-8 text: {e}", p.display()),
+                )
+            })?;
+        }
+        _ => {
+            std::io::stdin().read_to_string(&mut text).map_err(|e| {
+                CommandError::new(
+                    ErrorKind::InvalidInput,
+                    format!("cannot read standard input as UTF-8 text: {e}"),
+                )
+            })?;
+        }
+    }
+    let report = mutate::add_entries(&store, &path, &text)?;
+    let mut out = String::new();
+    for (k, i) in &report.changed {
+        let _ = writeln!(out, "added {k} '{i}'");
+    }
+    print(&out)?;
+    ok()
+}
+
+pub fn list(root: Option<&Path>, kind: Option<Kind>, json_out: bool) -> CmdResult {
+    let root = root::find(root)?;
+    let store = root::open(&root)?;
+    let mut records: Vec<Record> = store
+        .read()?
+        .records()?
+        .into_iter()
+        .filter(|r| kind.is_none_or(|k| r.kind == k))
+        .collect();
+    records.sort_by(|a, b| (a.kind, &a.id).cmp(&(b.kind, &b.id)));
+    if json_out {
+        let rows: Vec<serde_json::Value> = records
+            .iter()
+            .map(|r| json!({"kind": r.kind.tag(), "id": r.id, "file": r.file}))
+            .collect();
+        print_json(&serde_json::Value::Array(rows))?;
+    } else {
+        let mut out = String::new();
+        for r in &records {
+            let _ = writeln!(out, "{:<13} {}", r.kind.tag(), r.id);
+        }
+        print(&out)?;
+    }
+    ok()
+}

@@ -1,0 +1,166 @@
+//! `init`, `import`, `render` and `verify`: moving the knowledge base between files and store.
+
+use std::fmt::Write as _;
+use std::path::Path;
+use std::process::ExitCode;
+
+use evokb_export::{FileDiff, ImportOptions, Prefer};
+use evokb_store::{hex, store_dir, Kind, Store};
+use serde_json::json;
+
+use super::{ok, print, print_json};
+use crate::cli::PreferArg;
+use crate::error::{CmdResult, CommandError, ErrorKind};
+use crate::root;
+
+pub fn init(root: Option<&Path>) -> CmdResult {
+    let root = root::explicit_or_cwd(root)?;
+    let dir = store_dir(&root);
+    Store::create(&dir)?;
+    print(&format!(
+        "created an empty evokb store in {}\n",
+        dir.display()
+    ))?;
+    ok()
+}
+
+fn counts_json(counts: &std::collections::BTreeMap<Kind, u64>) -> serde_json::Value {
+    let map: serde_json::Map<String, serde_json::Value> = counts
+        .iter()
+        .map(|(k, n)| (k.tag().to_string(), json!(n)))
+        .collect();
+    serde_json::Value::Object(map)
+}
+
+fn counts_text(counts: &std::collections::BTreeMap<Kind, u64>) -> String {
+    let mut out = String::new();
+    for (kind, n) in counts {
+        let _ = writeln!(out, "  {:<14} {n:>7}", kind.tag());
+    }
+    out
+}
+
+pub fn import(root: Option<&Path>, json_out: bool, prefer: Option<PreferArg>) -> CmdResult {
+    let root = root::find(root)?;
+    let store = root::open(&root)?;
+    let prefer = prefer.map(|p| match p {
+        PreferArg::File => Prefer::File,
+        PreferArg::Store => Prefer::Store,
+    });
+    let report = evokb_export::import(&root, &store, ImportOptions { prefer })?;
+    if json_out {
+        print_json(&json!({
+            "records": counts_json(&report.counts),
+            "files": report.files,
+            "added": report.added,
+            "updated": report.updated,
+            "removed": report.removed,
+            "kept_store": report.kept_store,
+            "warnings": report.warnings,
+        }))?;
+    } else {
+        let mut out = format!(
+            "imported {} files: {} added, {} updated, {} removed, {} kept from the store\n",
+            report.files, report.added, report.updated, report.removed, report.kept_store
+        );
+        out.push_str(&counts_text(&report.counts));
+        for w in &report.warnings {
+            let _ = writeln!(out, "{w}");
+        }
+        print(&out)?;
+    }
+    ok()
+}
+
+pub fn render(root: Option<&Path>, out: Option<&Path>, check: bool, force: bool) -> CmdResult {
+    let root = root::find(root)?;
+    let store = root::open(&root)?;
+    if check {
+        let diffs = evokb_export::check(&root, &store)?;
+        if diffs.is_empty() {
+            print("all managed files match the store\n")?;
+            return ok();
+        }
+        let mut text = String::new();
+        for d in &diffs {
+            text.push_str(&short_diff(d, 40));
+        }
+        let _ = writeln!(text, "{} file(s) differ from the store", diffs.len());
+        print(&text)?;
+        return Ok(ExitCode::from(ErrorKind::CheckFailed.exit_code()));
+    }
+    if let Some(out) = out {
+        let written = evokb_export::render_to(out, &store)?;
+        print(&format!(
+            "rendered {} files under {}\n",
+            written.len(),
+            out.display()
+        ))?;
+        return ok();
+    }
+    let report = evokb_export::render_in_place(&root, &store, force)?;
+    let mut text = format!(
+        "{} file(s) written, {} unchanged\n",
+        report.written.len(),
+        report.unchanged
+    );
+    for p in &report.written {
+        let _ = writeln!(text, "  {p}");
+    }
+    print(&text)?;
+    ok()
+}
+
+/// A unified diff of one file, cut to `max_lines` lines.
+fn short_diff(d: &FileDiff, max_lines: usize) -> String {
+    let disk = d.disk.as_deref().unwrap_or("");
+    let diff = similar::TextDiff::from_lines(disk, &d.rendered);
+    let header_old = if d.disk.is_some() {
+        format!("{} (on disk)", d.path)
+    } else {
+        "/dev/null (missing)".into()
+    };
+    let body = diff
+        .unified_diff()
+        .context_radius(1)
+        .header(&header_old, &format!("{} (store)", d.path))
+        .to_string();
+    let mut out = String::new();
+    let total = body.lines().count();
+    for line in body.lines().take(max_lines) {
+        out.push_str(line);
+        out.push('\n');
+    }
+    if total > max_lines {
+        let _ = writeln!(out, "… {} more diff lines", total - max_lines);
+    }
+    out
+}
+
+pub fn verify(root: Option<&Path>, json_out: bool) -> CmdResult {
+    let root = root::find(root)?;
+    let store = root::open(&root)?;
+    let report = evokb_export::verify(&store)?;
+    if json_out {
+        print_json(&json!({
+            "records": counts_json(&report.counts),
+            "digest": hex(&report.digest),
+            "problems": report.problems,
+        }))?;
+    } else {
+        let mut out = counts_text(&report.counts);
+        let _ = writeln!(out, "digest {}", hex(&report.digest));
+        for p in &report.problems {
+            let _ = writeln!(out, "problem: {p}");
+        }
+        print(&out)?;
+    }
+    if report.problems.is_empty() {
+        ok()
+    } else {
+        Err(CommandError::new(
+            ErrorKind::CheckFailed,
+            format!("{} integrity problem(s) found", report.problems.len()),
+        ))
+    }
+}

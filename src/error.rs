@@ -1,0 +1,151 @@
+//! Command errors: what went wrong, the details (one per file or record), hints, and the kind
+//! of failure that picks the exit code (documented in the README).
+
+use std::fmt;
+
+use evokb_export::{ImportError, MutateError, RenderError};
+use evokb_store::{OpenError, StoreError};
+
+/// What kind of failure ended a command; each has its own exit code.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ErrorKind {
+    /// A check found differences or problems (`render --check`, `verify`): exit 1.
+    CheckFailed,
+    /// The command line or an argument is wrong (unknown id, field or value): exit 2.
+    Usage,
+    /// An input file is malformed: exit 3.
+    InvalidInput,
+    /// The files and the store disagree and evokb will not choose: exit 4.
+    Conflict,
+    /// The store or the file system failed, or the store is missing or busy: exit 5.
+    Store,
+}
+
+impl ErrorKind {
+    /// The process exit code.
+    pub fn exit_code(self) -> u8 {
+        match self {
+            ErrorKind::CheckFailed => 1,
+            ErrorKind::Usage => 2,
+            ErrorKind::InvalidInput => 3,
+            ErrorKind::Conflict => 4,
+            ErrorKind::Store => 5,
+        }
+    }
+}
+
+/// An error reported to the user.
+#[derive(Debug)]
+pub struct CommandError {
+    /// Picks the exit code.
+    pub kind: ErrorKind,
+    /// One sentence.
+    pub message: String,
+    /// One line per file, record or diagnostic.
+    pub details: Vec<String>,
+    /// What to do about it.
+    pub hints: Vec<String>,
+    broken_pipe: bool,
+}
+
+impl CommandError {
+    /// A new error of `kind`.
+    pub fn new(kind: ErrorKind, message: impl Into<String>) -> CommandError {
+        CommandError {
+            kind,
+            message: message.into(),
+            details: Vec::new(),
+            hints: Vec::new(),
+            broken_pipe: false,
+        }
+    }
+
+    /// Adds a hint.
+    pub fn hint(mut self, hint: impl Into<String>) -> CommandError {
+        self.hints.push(hint.into());
+        self
+    }
+
+    /// Whether this is a closed stdout (a pipe to `head`), which is not a failure.
+    pub fn is_broken_pipe(&self) -> bool {
+        self.broken_pipe
+    }
+}
+
+impl fmt::Display for CommandError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl From<std::io::Error> for CommandError {
+    fn from(err: std::io::Error) -> Self {
+        let mut e = CommandError::new(ErrorKind::Store, format!("i/o error: {err}"));
+        e.broken_pipe = err.kind() == std::io::ErrorKind::BrokenPipe;
+        e
+    }
+}
+
+impl From<OpenError> for CommandError {
+    fn from(err: OpenError) -> Self {
+        CommandError::new(ErrorKind::Store, err.to_string())
+    }
+}
+
+impl From<StoreError> for CommandError {
+    fn from(err: StoreError) -> Self {
+        CommandError::new(ErrorKind::Store, err.to_string())
+    }
+}
+
+impl From<ImportError> for CommandError {
+    fn from(err: ImportError) -> Self {
+        let message = err.to_string();
+        match err {
+            ImportError::Invalid { diagnostics } => {
+                let mut e = CommandError::new(ErrorKind::InvalidInput, message);
+                e.details = diagnostics.iter().map(ToString::to_string).collect();
+                e
+            }
+            ImportError::Conflicts { conflicts } => {
+                let mut e = CommandError::new(ErrorKind::Conflict, message);
+                e.details = conflicts.iter().map(ToString::to_string).collect();
+                e.hint("'evokb import --prefer file' takes the files' versions, '--prefer store' keeps the store's")
+            }
+            ImportError::Io { .. } => CommandError::new(ErrorKind::Store, message),
+            ImportError::Store(_) => CommandError::new(ErrorKind::Store, message),
+            _ => CommandError::new(ErrorKind::Store, message),
+        }
+    }
+}
+
+impl From<RenderError> for CommandError {
+    fn from(err: RenderError) -> Self {
+        let message = err.to_string();
+        match err {
+            RenderError::EditedOnDisk { .. } => CommandError::new(ErrorKind::Conflict, message)
+                .hint("'evokb import' takes the edits into the store; 'evokb render --force' overwrites them"),
+            _ => CommandError::new(ErrorKind::Store, message),
+        }
+    }
+}
+
+impl From<MutateError> for CommandError {
+    fn from(err: MutateError) -> Self {
+        let message = err.to_string();
+        match err {
+            MutateError::Invalid { diagnostics } => {
+                let mut e =
+                    CommandError::new(ErrorKind::InvalidInput, "the entry text is malformed");
+                e.details = diagnostics.iter().map(ToString::to_string).collect();
+                e
+            }
+            MutateError::Store(_) => CommandError::new(ErrorKind::Store, message),
+            MutateError::Render(err) => err.into(),
+            _ => CommandError::new(ErrorKind::Usage, message),
+        }
+    }
+}
+
+/// The result type of commands.
+pub type CmdResult<T = std::process::ExitCode> = Result<T, CommandError>;

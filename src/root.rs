@@ -1,0 +1,54 @@
+//! Finding the knowledge-base root: `--root DIR`, or the nearest ancestor of the current
+//! directory that holds a `.evokb/` store, the way git finds `.git/`.
+
+use std::path::{Path, PathBuf};
+
+use evokb_store::{store_dir, Store, DB_FILE};
+
+use crate::error::{CmdResult, CommandError, ErrorKind};
+
+/// The root given on the command line, or the current directory.
+pub fn explicit_or_cwd(root: Option<&Path>) -> CmdResult<PathBuf> {
+    match root {
+        Some(r) => Ok(r.to_path_buf()),
+        None => Ok(std::env::current_dir()?),
+    }
+}
+
+/// The root of the knowledge base whose store serves this command.
+pub fn find(root: Option<&Path>) -> CmdResult<PathBuf> {
+    if let Some(r) = root {
+        return Ok(r.to_path_buf());
+    }
+    let cwd = std::env::current_dir()?;
+    let mut dir: Option<&Path> = Some(&cwd);
+    while let Some(d) = dir {
+        if store_dir(d).join(DB_FILE).is_file() {
+            return Ok(d.to_path_buf());
+        }
+        dir = d.parent();
+    }
+    Err(CommandError::new(
+        ErrorKind::Store,
+        format!(
+            "no evokb store in '{}' or any parent directory",
+            cwd.display()
+        ),
+    )
+    .hint("run 'evokb init' at the knowledge-base root, or pass --root DIR"))
+}
+
+/// Opens the store of the knowledge base at `root`, honouring `EVOKB_LOCK_TIMEOUT_MS`.
+pub fn open(root: &Path) -> CmdResult<Store> {
+    let mut store = Store::open(&store_dir(root))?;
+    if let Ok(ms) = std::env::var("EVOKB_LOCK_TIMEOUT_MS") {
+        let ms: u64 = ms.trim().parse().map_err(|_| {
+            CommandError::new(
+                ErrorKind::Usage,
+                format!("EVOKB_LOCK_TIMEOUT_MS must be a number of milliseconds, not '{ms}'"),
+            )
+        })?;
+        store.set_lock_wait(std::time::Duration::from_millis(ms));
+    }
+    Ok(store)
+}
