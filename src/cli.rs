@@ -82,6 +82,18 @@ pub enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Write a synthetic knowledge base in the real format (for benchmarks)
+    #[command(hide = true)]
+    GenCorpus {
+        /// How many entries
+        #[arg(long, default_value_t = 10_000)]
+        entries: usize,
+        /// The random seed
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// Where to write it
+        dir: PathBuf,
+    },
     /// Check the store's integrity and print counts per kind and a content digest
     Verify {
         /// Print the result as JSON

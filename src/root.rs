@@ -30,10 +30,7 @@ pub fn find(root: Option<&Path>) -> CmdResult<PathBuf> {
     }
     Err(CommandError::new(
         ErrorKind::Store,
-        format!(
-            "no evokb store in '{}' or any parent directory",
-            cwd.display()
-        ),
+        format!("no evokb store in '{}' or any parent directory", cwd.display()),
     )
     .hint("run 'evokb init' at the knowledge-base root, or pass --root DIR"))
 }

@@ -29,22 +29,12 @@ pub struct Diagnostic {
 impl Diagnostic {
     /// An error at `file:line`.
     pub fn error(file: &str, line: usize, message: impl Into<String>) -> Diagnostic {
-        Diagnostic {
-            severity: Severity::Error,
-            file: file.into(),
-            line,
-            message: message.into(),
-        }
+        Diagnostic { severity: Severity::Error, file: file.into(), line, message: message.into() }
     }
 
     /// A warning at `file:line`.
     pub fn warning(file: &str, line: usize, message: impl Into<String>) -> Diagnostic {
-        Diagnostic {
-            severity: Severity::Warning,
-            file: file.into(),
-            line,
-            message: message.into(),
-        }
+        Diagnostic { severity: Severity::Warning, file: file.into(), line, message: message.into() }
     }
 
     /// Whether this diagnostic blocks an import.

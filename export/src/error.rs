@@ -23,11 +23,7 @@ pub struct Conflict {
 
 impl std::fmt::Display for Conflict {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(
-            f,
-            "{}:{}: {} '{}': {}",
-            self.file, self.line, self.kind, self.id, self.reason
-        )
+        write!(f, "{}:{}: {} '{}': {}", self.file, self.line, self.kind, self.id, self.reason)
     }
 }
 

@@ -77,21 +77,12 @@ pub fn role_of(path: &str) -> Option<FileRole> {
 /// The managed files that exist under `root`, sorted by path.
 pub fn discover(root: &Path) -> std::io::Result<Vec<ManagedFile>> {
     let mut out = Vec::new();
-    for fixed in [
-        INDEX,
-        BOTTLENECKS,
-        ALG_CANDIDATES,
-        QUEUE,
-        STATS,
-        GAPS,
-        SEARCH_LOG,
-    ] {
-        if root.join(fixed).is_file() {
+    for fixed in [INDEX, BOTTLENECKS, ALG_CANDIDATES, QUEUE, STATS, GAPS, SEARCH_LOG] {
+        // Anything at a managed path counts, even a directory or a dangling symlink: reading it
+        // then fails with a clear message instead of the file being skipped silently.
+        if root.join(fixed).symlink_metadata().is_ok() {
             if let Some(role) = role_of(fixed) {
-                out.push(ManagedFile {
-                    path: fixed.into(),
-                    role,
-                });
+                out.push(ManagedFile { path: fixed.into(), role });
             }
         }
     }
@@ -125,7 +116,7 @@ fn list_dir(dir: &Path, suffix: &str) -> std::io::Result<Vec<String>> {
     let mut names = Vec::new();
     for entry in entries {
         let entry = entry?;
-        if !entry.file_type()?.is_file() {
+        if entry.file_type()?.is_dir() {
             continue;
         }
         if let Some(name) = entry.file_name().to_str() {
@@ -145,10 +136,7 @@ mod tests {
     #[test]
     fn roles_follow_the_spec_layout() {
         assert_eq!(role_of(INDEX), Some(FileRole::Index));
-        assert_eq!(
-            role_of(&format!("{PL_DIR}/attention.md")),
-            Some(FileRole::Topic)
-        );
+        assert_eq!(role_of(&format!("{PL_DIR}/attention.md")), Some(FileRole::Topic));
         assert_eq!(role_of(&format!("{PL_DIR}/repro/README.md")), None);
         assert_eq!(role_of(&format!("{PL_DIR}/README.md")), None);
         assert_eq!(role_of(QUEUE), Some(FileRole::Queue));

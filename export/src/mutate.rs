@@ -73,16 +73,12 @@ pub fn set_field(
     let rec = find(&w, id, kind)?.ok_or_else(|| MutateError::NotFound { id: id.into() })?;
     let mut report = MutationReport::default();
     let changed = with_field(&rec, field, value)?;
-    report
-        .changed
-        .extend(commit_change(&mut w, &rec.file, changed)?);
+    report.changed.extend(commit_change(&mut w, &rec.file, changed)?);
     if rec.kind == Kind::Entry && (field == "status" || field == "id") {
         if let Some(row) = w.record_by_id(Kind::IndexRow, &rec.id)? {
             if row.field(field).is_some() {
                 let changed_row = with_field(&row, field, value)?;
-                report
-                    .changed
-                    .extend(commit_change(&mut w, &row.file, changed_row)?);
+                report.changed.extend(commit_change(&mut w, &row.file, changed_row)?);
             }
         }
     }
@@ -93,20 +89,25 @@ pub fn set_field(
 /// The record with `field` set to `value`.
 fn with_field(rec: &Record, field: &str, value: &str) -> Result<Record, MutateError> {
     let mut out = rec.clone();
-    let invalid = |reason: &str| MutateError::InvalidValue {
-        field: field.into(),
-        reason: reason.into(),
-    };
-    let single_line = matches!(
+    let invalid =
+        |reason: &str| MutateError::InvalidValue { field: field.into(), reason: reason.into() };
+    let table_row = matches!(
         rec.kind,
         Kind::IndexRow | Kind::DistillRow | Kind::HitRow | Kind::MetricRow | Kind::ChangeRow
-    ) || field == "id"
-        || (rec.kind == Kind::Bottleneck && field == "title");
+    );
+    let single_line =
+        table_row || field == "id" || (rec.kind == Kind::Bottleneck && field == "title");
     if single_line && value.contains(['\n', '\r']) {
         return Err(invalid("this field must stay on one line"));
     }
     if single_line && value.trim().is_empty() && field == "id" {
         return Err(invalid("an id cannot be empty"));
+    }
+    // The parsers give whitespace around a value to the separator, so a value is stored without
+    // it; newlines stay, since a multi-line value starts with one.
+    let value = if table_row { value.trim() } else { value.trim_start_matches([' ', '\t']) };
+    if table_row && value.replace("\\|", "").contains('|') {
+        return Err(invalid("a '|' inside a table cell must be escaped as '\\|'"));
     }
     if rec.field(field).is_some() {
         out.set_field(field, value);
@@ -127,9 +128,7 @@ fn with_field(rec: &Record, field: &str, value: &str) -> Result<Record, MutateEr
             }
         };
         if parse::keyline::split(&format!("{field}: x")).is_none_or(|kl| kl.key != field) {
-            return Err(invalid(
-                "a new field name must be letters, digits, '_' or '-'",
-            ));
+            return Err(invalid("a new field name must be letters, digits, '_' or '-'"));
         }
         insert_field(&mut out, field, value, &prefix);
     }
@@ -139,17 +138,11 @@ fn with_field(rec: &Record, field: &str, value: &str) -> Result<Record, MutateEr
 /// Adds a field line after the record's last field, in the record's own line-ending style.
 fn insert_field(rec: &mut Record, key: &str, value: &str, prefix: &str) {
     let eol = dominant_eol(&rec.text());
-    let last = rec
-        .segments
-        .iter()
-        .rposition(|s| matches!(s, Segment::Field { .. }));
+    let last = rec.segments.iter().rposition(|s| matches!(s, Segment::Field { .. }));
     let mut segs = std::mem::take(&mut rec.segments);
     let new_line = [
         Segment::Lit(prefix.into()),
-        Segment::Field {
-            key: key.into(),
-            value: value.into(),
-        },
+        Segment::Field { key: key.into(), value: value.into() },
         Segment::Lit(eol.into()),
     ];
     match last {
@@ -181,9 +174,7 @@ fn commit_change(
     path: &str,
     changed: Record,
 ) -> Result<Vec<(Kind, String)>, MutateError> {
-    let layout = w
-        .file(path)?
-        .ok_or_else(|| MutateError::UnknownFile { path: path.into() })?;
+    let layout = w.file(path)?.ok_or_else(|| MutateError::UnknownFile { path: path.into() })?;
     let key = changed.case_hash();
     let mut overrides = HashMap::new();
     overrides.insert(key, changed);
@@ -209,12 +200,10 @@ fn commit_file(
             LayoutItem::Record(key) => {
                 let rec = match overrides.get(key) {
                     Some(r) => r.clone(),
-                    None => w
-                        .record(key)?
-                        .ok_or_else(|| crate::error::RenderError::Dangling {
-                            path: path.clone(),
-                            key: key.to_hex(),
-                        })?,
+                    None => w.record(key)?.ok_or_else(|| crate::error::RenderError::Dangling {
+                        path: path.clone(),
+                        key: key.to_hex(),
+                    })?,
                 };
                 rec.write_text(&mut text);
                 expected.push((*key, rec));
@@ -222,14 +211,9 @@ fn commit_file(
         }
     }
     let (parsed, diags) = parse_file(role, &path, &text);
-    let broken = |reason: String| MutateError::InvalidValue {
-        field: "value".into(),
-        reason,
-    };
+    let broken = |reason: String| MutateError::InvalidValue { field: "value".into(), reason };
     if let Some(d) = diags.iter().find(|d| d.is_error()) {
-        return Err(broken(format!(
-            "the change would make '{path}' malformed: {d}"
-        )));
+        return Err(broken(format!("the change would make '{path}' malformed: {d}")));
     }
     if parsed.records.len() != expected.len() {
         return Err(broken(format!(
@@ -241,7 +225,7 @@ fn commit_file(
     let mut changed = Vec::new();
     for ((old_key, want), got) in expected.iter().zip(&parsed.records) {
         let got = &got.record;
-        if got.text() != want.text() || got.kind != want.kind {
+        if got.segments != want.segments || got.kind != want.kind {
             return Err(broken(format!(
                 "the change would alter how '{path}' splits into records near {} '{}'",
                 want.kind, want.id
@@ -295,14 +279,10 @@ pub fn add_entries(store: &Store, path: &str, text: &str) -> Result<MutationRepo
         ));
     }
     if !problems.is_empty() {
-        return Err(MutateError::Invalid {
-            diagnostics: problems,
-        });
+        return Err(MutateError::Invalid { diagnostics: problems });
     }
     let mut w = store.write()?;
-    let mut layout = w
-        .file(path)?
-        .ok_or_else(|| MutateError::UnknownFile { path: path.into() })?;
+    let mut layout = w.file(path)?.ok_or_else(|| MutateError::UnknownFile { path: path.into() })?;
     let mut overrides: HashMap<CaseHash, Record> = HashMap::new();
     ensure_trailing_newline(&mut w, &mut layout, &mut overrides)?;
     for pr in &parsed.records {
@@ -317,9 +297,7 @@ pub fn add_entries(store: &Store, path: &str, text: &str) -> Result<MutationRepo
         layout.items.push(LayoutItem::Record(rec.case_hash()));
         overrides.insert(rec.case_hash(), rec.clone());
     }
-    let mut report = MutationReport {
-        changed: commit_file(&mut w, layout, &overrides)?,
-    };
+    let mut report = MutationReport { changed: commit_file(&mut w, layout, &overrides)? };
     if let Some(mut index) = w.file(layout::INDEX)? {
         let mut rows = HashMap::new();
         let topic = path.rsplit('/').next().unwrap_or(path);
@@ -377,12 +355,7 @@ fn index_row(entry: &Record, eol: &str) -> Record {
         ),
         None => vec![Segment::Lit(line)],
     };
-    Record {
-        kind: Kind::IndexRow,
-        id: entry.id.clone(),
-        file: layout::INDEX.into(),
-        segments,
-    }
+    Record { kind: Kind::IndexRow, id: entry.id.clone(), file: layout::INDEX.into(), segments }
 }
 
 /// Puts a row reference after the last row of `topic`'s table, or in a new table section after

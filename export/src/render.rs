@@ -75,11 +75,7 @@ pub fn render_all(txn: &ReadTxn) -> Result<Vec<RenderedFile>, RenderError> {
     let mut out = Vec::new();
     for layout in txn.files()? {
         let text = render_layout(txn, &layout)?;
-        out.push(RenderedFile {
-            path: layout.path.clone(),
-            text,
-            layout,
-        });
+        out.push(RenderedFile { path: layout.path.clone(), text, layout });
     }
     Ok(out)
 }
@@ -87,10 +83,7 @@ pub fn render_all(txn: &ReadTxn) -> Result<Vec<RenderedFile>, RenderError> {
 /// Writes `bytes` to `path` atomically: a temporary file in the same directory, fsynced, then
 /// renamed over the target, then the directory fsynced so the rename itself is durable.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), RenderError> {
-    let io = |source| RenderError::Io {
-        path: path.into(),
-        source,
-    };
+    let io = |source| RenderError::Io { path: path.into(), source };
     let dir = path.parent().unwrap_or_else(|| Path::new("."));
     std::fs::create_dir_all(dir).map_err(io)?;
     let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("file");

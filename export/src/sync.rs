@@ -96,7 +96,17 @@ pub fn read_kb(root: &Path) -> Result<ReadKb, ImportError> {
     let mut files = Vec::new();
     for mf in managed {
         let full = root.join(&mf.path);
-        let bytes = std::fs::read(&full).map_err(io(&full))?;
+        let bytes = match std::fs::read(&full) {
+            Ok(b) => b,
+            Err(err) => {
+                diags.push(Diagnostic::error(
+                    &mf.path,
+                    0,
+                    format!("cannot read the file ({err}); expected a readable regular file"),
+                ));
+                continue;
+            }
+        };
         let text = match decode_utf8(&bytes) {
             Ok(t) => t,
             Err((line, msg)) => {
@@ -106,40 +116,32 @@ pub fn read_kb(root: &Path) -> Result<ReadKb, ImportError> {
         };
         let (parsed, d) = parse_file(mf.role, &mf.path, text);
         diags.extend(d);
-        files.push(ReadFile {
-            file: mf,
-            bytes_hash: *blake3::hash(&bytes).as_bytes(),
-            parsed,
-        });
+        files.push(ReadFile { file: mf, bytes_hash: *blake3::hash(&bytes).as_bytes(), parsed });
     }
     let mut repros = Vec::new();
     for path in layout::discover_repros(root).map_err(io(root))? {
-        let full = root.join(&path);
-        let bytes = std::fs::read(&full).map_err(io(&full))?;
-        repros.push(repro_record(&path, &bytes));
+        match std::fs::read(root.join(&path)) {
+            Ok(bytes) => repros.push(repro_record(&path, &bytes)),
+            Err(err) => diags.push(Diagnostic::error(
+                &path,
+                0,
+                format!("cannot read the repro script ({err}); expected a readable regular file"),
+            )),
+        }
     }
     check_unique_ids(&files, &mut diags);
     let (errors, warnings): (Vec<_>, Vec<_>) = diags.into_iter().partition(Diagnostic::is_error);
     if !errors.is_empty() {
-        return Err(ImportError::Invalid {
-            diagnostics: errors,
-        });
+        return Err(ImportError::Invalid { diagnostics: errors });
     }
-    Ok(ReadKb {
-        files,
-        repros,
-        warnings,
-    })
+    Ok(ReadKb { files, repros, warnings })
 }
 
 /// The record of a repro script: its path, content hash, size and line count.
 pub fn repro_record(path: &str, bytes: &[u8]) -> Record {
     let lines = bytes.iter().filter(|&&b| b == b'\n').count()
         + usize::from(!bytes.is_empty() && !bytes.ends_with(b"\n"));
-    let field = |key: &str, value: String| Segment::Field {
-        key: key.into(),
-        value,
-    };
+    let field = |key: &str, value: String| Segment::Field { key: key.into(), value };
     Record {
         kind: Kind::Repro,
         id: path.into(),
@@ -183,11 +185,8 @@ pub fn import(
     opts: ImportOptions,
 ) -> Result<ImportReport, ImportError> {
     let kb = read_kb(root)?;
-    let mut report = ImportReport {
-        files: kb.files.len(),
-        warnings: kb.warnings,
-        ..Default::default()
-    };
+    let mut report =
+        ImportReport { files: kb.files.len(), warnings: kb.warnings, ..Default::default() };
     let mut txn = store.write()?;
     let mut conflicts = Vec::new();
     let parsed_keys: HashSet<CaseHash> = kb
@@ -197,20 +196,12 @@ pub fn import(
         .collect();
     for f in &kb.files {
         let path = f.file.path.as_str();
-        if txn
-            .file_sync(path)?
-            .is_some_and(|m| m.text_hash == f.bytes_hash)
-        {
+        if txn.file_sync(path)?.is_some_and(|m| m.text_hash == f.bytes_hash) {
             // Unchanged since the last sync: the store's version of this file stands.
             continue;
         }
         import_file(&mut txn, f, &parsed_keys, opts, &mut report, &mut conflicts)?;
-        txn.set_file_sync(
-            path,
-            SyncMark {
-                text_hash: f.bytes_hash,
-            },
-        )?;
+        txn.set_file_sync(path, SyncMark { text_hash: f.bytes_hash })?;
     }
     sync_repros(&mut txn, &kb.repros)?;
     if !conflicts.is_empty() {
@@ -230,19 +221,13 @@ fn import_file(
     conflicts: &mut Vec<Conflict>,
 ) -> Result<(), ImportError> {
     let path = f.file.path.as_str();
-    let in_file: HashSet<CaseHash> = f
-        .parsed
-        .records
-        .iter()
-        .map(|r| r.record.case_hash())
-        .collect();
+    let in_file: HashSet<CaseHash> =
+        f.parsed.records.iter().map(|r| r.record.case_hash()).collect();
     for pr in &f.parsed.records {
         let rec = &pr.record;
         let key = rec.case_hash();
         let file_hash = rec.text_hash();
-        let mark = SyncMark {
-            text_hash: file_hash,
-        };
+        let mark = SyncMark { text_hash: file_hash };
         let Some(stored) = txn.record(&key)? else {
             txn.put_record(rec)?;
             txn.set_record_sync(&key, mark)?;
@@ -391,10 +376,7 @@ fn read_optional(path: &Path) -> Result<Option<Vec<u8>>, RenderError> {
     match std::fs::read(path) {
         Ok(b) => Ok(Some(b)),
         Err(err) if err.kind() == std::io::ErrorKind::NotFound => Ok(None),
-        Err(source) => Err(RenderError::Io {
-            path: path.into(),
-            source,
-        }),
+        Err(source) => Err(RenderError::Io { path: path.into(), source }),
     }
 }
 
@@ -444,12 +426,7 @@ pub fn render_in_place(
         for item in &f.layout.items {
             if let LayoutItem::Record(key) = item {
                 if let Some(rec) = txn.record(key)? {
-                    record_marks.push((
-                        *key,
-                        SyncMark {
-                            text_hash: rec.text_hash(),
-                        },
-                    ));
+                    record_marks.push((*key, SyncMark { text_hash: rec.text_hash() }));
                 }
             }
         }
@@ -466,9 +443,7 @@ pub fn render_in_place(
     for f in to_write.iter().chain(&to_mark) {
         w.set_file_sync(
             &f.path,
-            SyncMark {
-                text_hash: *blake3::hash(f.text.as_bytes()).as_bytes(),
-            },
+            SyncMark { text_hash: *blake3::hash(f.text.as_bytes()).as_bytes() },
         )?;
     }
     for (key, mark) in record_marks {

@@ -29,11 +29,7 @@ pub fn verify(store: &Store) -> Result<VerifyReport, StoreError> {
         Ok(r) => r,
         Err(err @ StoreError::Corrupted { .. }) => {
             problems.push(err.to_string());
-            return Ok(VerifyReport {
-                counts: BTreeMap::new(),
-                digest: [0; 32],
-                problems,
-            });
+            return Ok(VerifyReport { counts: BTreeMap::new(), digest: [0; 32], problems });
         }
         Err(err) => return Err(err),
     };
@@ -72,10 +68,7 @@ pub fn verify(store: &Store) -> Result<VerifyReport, StoreError> {
         };
         let (parsed, diags) = parse_file(role, &layout.path, &text);
         if let Some(d) = diags.iter().find(|d| d.is_error()) {
-            problems.push(format!(
-                "'{}' renders to text that does not parse: {d}",
-                layout.path
-            ));
+            problems.push(format!("'{}' renders to text that does not parse: {d}", layout.path));
         } else if parsed.layout != layout
             || parsed
                 .records
@@ -98,9 +91,5 @@ pub fn verify(store: &Store) -> Result<VerifyReport, StoreError> {
         }
     }
     let digest = txn.digest()?;
-    Ok(VerifyReport {
-        counts,
-        digest,
-        problems,
-    })
+    Ok(VerifyReport { counts, digest, problems })
 }

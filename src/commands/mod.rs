@@ -17,14 +17,17 @@ pub fn run(cli: &Cli) -> CmdResult {
         Command::Render { out, check, force } => sync::render(root, out.as_deref(), *check, *force),
         Command::Verify { json } => sync::verify(root, *json),
         Command::Get { id, kind, json } => records::get(root, id, *kind, *json),
-        Command::Set {
-            id,
-            field,
-            value,
-            kind,
-        } => records::set(root, id, *kind, field, value),
+        Command::Set { id, field, value, kind } => records::set(root, id, *kind, field, value),
         Command::Add { file, source } => records::add(root, file, source.as_deref()),
         Command::List { kind, json } => records::list(root, *kind, *json),
+        Command::GenCorpus { entries, seed, dir } => {
+            evokb_export::synth::write_kb(dir, *entries, *seed)?;
+            print(&format!(
+                "wrote a synthetic knowledge base with {entries} entries to {}\n",
+                dir.display()
+            ))?;
+            ok()
+        }
     }
 }
 

@@ -127,12 +127,8 @@ pub fn add(root: Option<&Path>, file: &str, source: Option<&Path>) -> CmdResult 
 pub fn list(root: Option<&Path>, kind: Option<Kind>, json_out: bool) -> CmdResult {
     let root = root::find(root)?;
     let store = root::open(&root)?;
-    let mut records: Vec<Record> = store
-        .read()?
-        .records()?
-        .into_iter()
-        .filter(|r| kind.is_none_or(|k| r.kind == k))
-        .collect();
+    let mut records: Vec<Record> =
+        store.read()?.records()?.into_iter().filter(|r| kind.is_none_or(|k| r.kind == k)).collect();
     records.sort_by(|a, b| (a.kind, &a.id).cmp(&(b.kind, &b.id)));
     if json_out {
         let rows: Vec<serde_json::Value> = records

@@ -17,18 +17,13 @@ pub fn init(root: Option<&Path>) -> CmdResult {
     let root = root::explicit_or_cwd(root)?;
     let dir = store_dir(&root);
     Store::create(&dir)?;
-    print(&format!(
-        "created an empty evokb store in {}\n",
-        dir.display()
-    ))?;
+    print(&format!("created an empty evokb store in {}\n", dir.display()))?;
     ok()
 }
 
 fn counts_json(counts: &std::collections::BTreeMap<Kind, u64>) -> serde_json::Value {
-    let map: serde_json::Map<String, serde_json::Value> = counts
-        .iter()
-        .map(|(k, n)| (k.tag().to_string(), json!(n)))
-        .collect();
+    let map: serde_json::Map<String, serde_json::Value> =
+        counts.iter().map(|(k, n)| (k.tag().to_string(), json!(n))).collect();
     serde_json::Value::Object(map)
 }
 
@@ -91,19 +86,12 @@ pub fn render(root: Option<&Path>, out: Option<&Path>, check: bool, force: bool)
     }
     if let Some(out) = out {
         let written = evokb_export::render_to(out, &store)?;
-        print(&format!(
-            "rendered {} files under {}\n",
-            written.len(),
-            out.display()
-        ))?;
+        print(&format!("rendered {} files under {}\n", written.len(), out.display()))?;
         return ok();
     }
     let report = evokb_export::render_in_place(&root, &store, force)?;
-    let mut text = format!(
-        "{} file(s) written, {} unchanged\n",
-        report.written.len(),
-        report.unchanged
-    );
+    let mut text =
+        format!("{} file(s) written, {} unchanged\n", report.written.len(), report.unchanged);
     for p in &report.written {
         let _ = writeln!(text, "  {p}");
     }

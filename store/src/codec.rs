@@ -27,17 +27,12 @@ pub fn encode<T: Serialize>(value: &T) -> Vec<u8> {
 pub fn decode<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, String> {
     let (&version, payload) = bytes.split_first().ok_or("empty value")?;
     if version != VALUE_FORMAT {
-        return Err(format!(
-            "value format {version} is not the supported format {VALUE_FORMAT}"
-        ));
+        return Err(format!("value format {version} is not the supported format {VALUE_FORMAT}"));
     }
     let (value, used) = bincode::serde::decode_from_slice(payload, bincode::config::standard())
         .map_err(|err| format!("undecodable value: {err}"))?;
     if used != payload.len() {
-        return Err(format!(
-            "{} trailing bytes after the value",
-            payload.len() - used
-        ));
+        return Err(format!("{} trailing bytes after the value", payload.len() - used));
     }
     Ok(value)
 }
@@ -55,10 +50,7 @@ mod tests {
             file: "a/b.md".into(),
             segments: vec![
                 Segment::Lit("---\nid: ".into()),
-                Segment::Field {
-                    key: "id".into(),
-                    value: "PL-1.6-copy-floor".into(),
-                },
+                Segment::Field { key: "id".into(), value: "PL-1.6-copy-floor".into() },
                 Segment::Body("正文\r\n".into()),
             ],
         };

@@ -48,20 +48,19 @@ impl Store {
         if path.exists() {
             return Err(OpenError::AlreadyExists { path });
         }
-        std::fs::create_dir_all(dir).map_err(|source| OpenError::Io {
-            path: dir.into(),
-            source,
-        })?;
+        std::fs::create_dir_all(dir)
+            .map_err(|source| OpenError::Io { path: dir.into(), source })?;
+        // The store is a local index of the markdown, which is what git tracks and merges; a
+        // committed binary database would conflict on every merge.
+        let ignore = dir.join(".gitignore");
+        if !ignore.exists() {
+            std::fs::write(&ignore, "*\n")
+                .map_err(|source| OpenError::Io { path: ignore.clone(), source })?;
+        }
         let db = builder()
             .create(&path)
-            .map_err(|source| OpenError::Database {
-                path: path.clone(),
-                source,
-            })?;
-        let store = Store {
-            db,
-            lock_wait: DEFAULT_LOCK_WAIT,
-        };
+            .map_err(|source| OpenError::Database { path: path.clone(), source })?;
+        let store = Store { db, lock_wait: DEFAULT_LOCK_WAIT };
         let mut txn = store.write()?;
         txn.init_tables()?;
         txn.commit()?;
@@ -76,21 +75,11 @@ impl Store {
         }
         let db = builder()
             .open(&path)
-            .map_err(|source| OpenError::Database {
-                path: path.clone(),
-                source,
-            })?;
-        let store = Store {
-            db,
-            lock_wait: DEFAULT_LOCK_WAIT,
-        };
+            .map_err(|source| OpenError::Database { path: path.clone(), source })?;
+        let store = Store { db, lock_wait: DEFAULT_LOCK_WAIT };
         let found = store.read()?.format_version()?;
         if found > STORE_FORMAT {
-            return Err(OpenError::UnsupportedFormat {
-                path,
-                found,
-                supported: STORE_FORMAT,
-            });
+            return Err(OpenError::UnsupportedFormat { path, found, supported: STORE_FORMAT });
         }
         Ok(store)
     }
@@ -102,9 +91,7 @@ impl Store {
 
     /// Begins a read transaction. Reads never wait for writers.
     pub fn read(&self) -> Result<ReadTxn, StoreError> {
-        Ok(ReadTxn {
-            txn: self.db.begin_read()?,
-        })
+        Ok(ReadTxn { txn: self.db.begin_read()? })
     }
 
     /// Begins a write transaction, waiting with backoff while another process writes.
@@ -146,11 +133,7 @@ pub struct WriteTxn {
 }
 
 fn corrupted(table: &'static str, key: impl Into<String>, detail: String) -> StoreError {
-    StoreError::Corrupted {
-        table,
-        key: key.into(),
-        detail,
-    }
+    StoreError::Corrupted { table, key: key.into(), detail }
 }
 
 fn decode_record(key: &[u8; 32], bytes: &[u8]) -> Result<Record, StoreError> {
@@ -160,10 +143,7 @@ fn decode_record(key: &[u8; 32], bytes: &[u8]) -> Result<Record, StoreError> {
         return Err(corrupted(
             "records",
             crate::record::hex(key),
-            format!(
-                "the record '{}' of kind '{}' is stored under another key",
-                rec.id, rec.kind
-            ),
+            format!("the record '{}' of kind '{}' is stored under another key", rec.id, rec.kind),
         ));
     }
     Ok(rec)
@@ -205,9 +185,7 @@ macro_rules! read_methods {
         /// The sync mark of the record under `key`.
         pub fn record_sync(&self, key: &CaseHash) -> Result<Option<SyncMark>, StoreError> {
             let table = self.txn.open_table(RECORD_SYNC)?;
-            let res = table.get(key.0)?.map(|v| SyncMark {
-                text_hash: v.value(),
-            });
+            let res = table.get(key.0)?.map(|v| SyncMark { text_hash: v.value() });
             Ok(res)
         }
 
@@ -235,9 +213,7 @@ macro_rules! read_methods {
         /// The sync mark of the managed file at `path`.
         pub fn file_sync(&self, path: &str) -> Result<Option<SyncMark>, StoreError> {
             let table = self.txn.open_table(FILE_SYNC)?;
-            let res = table.get(path)?.map(|v| SyncMark {
-                text_hash: v.value(),
-            });
+            let res = table.get(path)?.map(|v| SyncMark { text_hash: v.value() });
             Ok(res)
         }
 
@@ -315,9 +291,7 @@ impl WriteTxn {
 
     /// Records that the record under `key` matched its markdown with this text hash.
     pub fn set_record_sync(&mut self, key: &CaseHash, mark: SyncMark) -> Result<(), StoreError> {
-        self.txn
-            .open_table(RECORD_SYNC)?
-            .insert(key.0, mark.text_hash)?;
+        self.txn.open_table(RECORD_SYNC)?.insert(key.0, mark.text_hash)?;
         Ok(())
     }
 
@@ -337,9 +311,7 @@ impl WriteTxn {
 
     /// Records that the file at `path` matched its markdown with this byte hash.
     pub fn set_file_sync(&mut self, path: &str, mark: SyncMark) -> Result<(), StoreError> {
-        self.txn
-            .open_table(FILE_SYNC)?
-            .insert(path, mark.text_hash)?;
+        self.txn.open_table(FILE_SYNC)?.insert(path, mark.text_hash)?;
         Ok(())
     }
 
@@ -429,10 +401,7 @@ mod tests {
         let mut wb = sb.write()?;
         wb.put_record(&rec("y", "2"))?;
         wb.put_record(&rec("x", "1"))?;
-        wb.set_record_sync(
-            &CaseHash::of(Kind::Entry, "x"),
-            SyncMark { text_hash: [7; 32] },
-        )?;
+        wb.set_record_sync(&CaseHash::of(Kind::Entry, "x"), SyncMark { text_hash: [7; 32] })?;
         wb.commit()?;
         assert_eq!(sa.read()?.digest()?, sb.read()?.digest()?);
         let mut wb = sb.write()?;

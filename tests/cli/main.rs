@@ -1,1 +1,12 @@
-//! stub
+//! The one integration-test binary of evokb (one binary links once; many would each link the
+//! whole dependency tree). Each module covers one area; library-level tests are preferred and
+//! only a few tests drive the `evokb` process end to end.
+
+mod support;
+
+mod malformed;
+mod props;
+mod roundtrip;
+mod snapshots;
+mod sync;
+mod tidy;

@@ -74,8 +74,7 @@ impl FileBuilder {
 
     fn flush_prose(&mut self) {
         if !self.prose.is_empty() {
-            self.items
-                .push(LayoutItem::Prose(std::mem::take(&mut self.prose)));
+            self.items.push(LayoutItem::Prose(std::mem::take(&mut self.prose)));
         }
     }
 
@@ -83,10 +82,7 @@ impl FileBuilder {
     pub fn finish(mut self) -> ParsedFile {
         self.flush_prose();
         ParsedFile {
-            layout: FileLayout {
-                path: self.path,
-                items: self.items,
-            },
+            layout: FileLayout { path: self.path, items: self.items },
             records: self.records,
         }
     }
@@ -113,10 +109,7 @@ impl SegBuilder {
 
     /// Appends a field.
     pub fn field(&mut self, key: &str, value: &str) {
-        self.segs.push(Segment::Field {
-            key: key.into(),
-            value: value.into(),
-        });
+        self.segs.push(Segment::Field { key: key.into(), value: value.into() });
     }
 
     /// Appends a body.

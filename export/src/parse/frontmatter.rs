@@ -23,12 +23,8 @@ pub fn is_delimiter(content: &str) -> bool {
 /// Parses a topic file into the builder.
 pub fn parse(b: &mut FileBuilder, text: &str, diags: &mut Vec<Diagnostic>) {
     let ls = lines(text);
-    let delims: Vec<usize> = ls
-        .iter()
-        .enumerate()
-        .filter(|(_, l)| is_delimiter(l.content))
-        .map(|(i, _)| i)
-        .collect();
+    let delims: Vec<usize> =
+        ls.iter().enumerate().filter(|(_, l)| is_delimiter(l.content)).map(|(i, _)| i).collect();
     let Some(&first) = delims.first() else {
         b.prose(text);
         return;
@@ -50,14 +46,7 @@ pub fn parse(b: &mut FileBuilder, text: &str, diags: &mut Vec<Diagnostic>) {
             break;
         };
         let next_open = delims.get(k + 2).copied().unwrap_or(ls.len());
-        entry(
-            b,
-            &ls[open],
-            &ls[open + 1..close],
-            &ls[close],
-            &ls[close + 1..next_open],
-            diags,
-        );
+        entry(b, &ls[open], &ls[open + 1..close], &ls[close], &ls[close + 1..next_open], diags);
         k += 2;
     }
 }
@@ -100,10 +89,7 @@ fn entry(
                 diags.push(Diagnostic::warning(
                     b.path(),
                     line.no,
-                    format!(
-                        "front-matter key '{}' appears twice; the first value is used",
-                        kl.key
-                    ),
+                    format!("front-matter key '{}' appears twice; the first value is used", kl.key),
                 ));
             }
             seen_keys.push(kl.key);
@@ -143,12 +129,8 @@ fn entry(
     match id.filter(|id| !id.is_empty()) {
         Some(id) => {
             segs.body(&body_text);
-            let record = Record {
-                kind: Kind::Entry,
-                id,
-                file: b.path().into(),
-                segments: segs.finish(),
-            };
+            let record =
+                Record { kind: Kind::Entry, id, file: b.path().into(), segments: segs.finish() };
             b.record(record, open.no);
         }
         None => {
@@ -218,10 +200,7 @@ mod tests {
     fn continuation_lines_belong_to_the_value() {
         let (pf, diags) = parse("---\nid: X\napis:\n  - T.copy\n  - T.vadd\nrepro: none\n---\nb\n");
         assert!(diags.is_empty(), "{diags:?}");
-        assert_eq!(
-            pf.records[0].record.field("apis"),
-            Some("\n  - T.copy\n  - T.vadd")
-        );
+        assert_eq!(pf.records[0].record.field("apis"), Some("\n  - T.copy\n  - T.vadd"));
         assert_eq!(pf.records[0].record.field("repro"), Some("none"));
     }
 
@@ -230,11 +209,7 @@ mod tests {
         let (_, diags) = parse("pre\n---\nid: X\nkind: trap\n");
         assert_eq!(diags.len(), 1);
         assert_eq!((diags[0].severity, diags[0].line), (Severity::Error, 2));
-        assert!(
-            diags[0].message.contains("no '---' line closes"),
-            "{}",
-            diags[0].message
-        );
+        assert!(diags[0].message.contains("no '---' line closes"), "{}", diags[0].message);
     }
 
     #[test]
@@ -242,10 +217,6 @@ mod tests {
         let (_, diags) = parse("---\nid: X\nthis is prose\n---\nb\n");
         assert_eq!(diags.len(), 1);
         assert_eq!(diags[0].line, 3);
-        assert!(
-            diags[0].message.contains("expected 'key: value'"),
-            "{}",
-            diags[0].message
-        );
+        assert!(diags[0].message.contains("expected 'key: value'"), "{}", diags[0].message);
     }
 }

@@ -26,9 +26,7 @@ fn headings(text: &str, ls: &[Line<'_>]) -> Vec<(usize, usize)> {
     let mut out = Vec::new();
     for (event, range) in Parser::new(text).into_offset_iter() {
         if let Event::Start(Tag::Heading { level, .. }) = event {
-            let idx = starts
-                .partition_point(|&s| s <= range.start)
-                .saturating_sub(1);
+            let idx = starts.partition_point(|&s| s <= range.start).saturating_sub(1);
             // Only headings written at column 0 with '#' delimit records; setext headings and
             // headings inside lists or quotes belong to the text around them.
             if ls.get(idx).is_some_and(|l| l.content.starts_with('#')) {
@@ -116,11 +114,8 @@ fn gap_record(b: &FileBuilder, ls: &[Line<'_>], id_end: usize) -> Option<Record>
         let t = l.content.trim_end();
         t == "```yaml" || t == "```yml"
     })?;
-    let fence_close = fence_open
-        + 1
-        + ls[fence_open + 1..]
-            .iter()
-            .position(|l| l.content.trim_end() == "```")?;
+    let fence_close =
+        fence_open + 1 + ls[fence_open + 1..].iter().position(|l| l.content.trim_end() == "```")?;
     let mut segs = SegBuilder::default();
     segs.lit("### ");
     let id = &head.content[4..id_end];
@@ -136,12 +131,7 @@ fn gap_record(b: &FileBuilder, ls: &[Line<'_>], id_end: usize) -> Option<Record>
         segs.lit(l.content);
         segs.lit(l.eol);
     }
-    Some(Record {
-        kind: Kind::Gap,
-        id: id.into(),
-        file: b.path().into(),
-        segments: segs.finish(),
-    })
+    Some(Record { kind: Kind::Gap, id: id.into(), file: b.path().into(), segments: segs.finish() })
 }
 
 /// Splits the lines of a yaml block into top-level `key: value` fields. Indented lines, and
@@ -199,21 +189,15 @@ fn parse_headed(
             h += 1;
         }
         let is_record_head = h < hs.len() && hs[h].0 == i && hs[h].1 == level;
-        let id_end = if is_record_head {
-            head(ls[i].content)
-        } else {
-            None
-        };
+        let id_end = if is_record_head { head(ls[i].content) } else { None };
         let Some(id_end) = id_end else {
             b.prose(ls[i].content);
             b.prose(ls[i].eol);
             i += 1;
             continue;
         };
-        let end = hs[h + 1..]
-            .iter()
-            .find(|&&(_, lv)| lv <= level)
-            .map_or(ls.len(), |&(idx, _)| idx);
+        let end =
+            hs[h + 1..].iter().find(|&&(_, lv)| lv <= level).map_or(ls.len(), |&(idx, _)| idx);
         match make(b, &ls[i..end], id_end) {
             Some(rec) => b.record(rec, ls[i].no),
             None => {

@@ -28,11 +28,7 @@ fn classify(header: &[&str], _heading: &str) -> Option<TableSpec> {
             i => format!("col{}", i + 1),
         })
         .collect();
-    Some(TableSpec {
-        kind: Kind::IndexRow,
-        keys,
-        id_cols: vec![0],
-    })
+    Some(TableSpec { kind: Kind::IndexRow, keys, id_cols: vec![0] })
 }
 
 /// The topic file a heading routes to: its first word ending in `.md`, without backticks.

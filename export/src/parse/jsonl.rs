@@ -20,11 +20,9 @@ pub fn parse(b: &mut FileBuilder, text: &str, diags: &mut Vec<Diagnostic>) {
             continue;
         }
         let ts = match serde_json::from_str::<serde_json::Value>(l.content) {
-            Ok(serde_json::Value::Object(map)) => map
-                .get("ts")
-                .and_then(|v| v.as_str())
-                .unwrap_or("")
-                .to_string(),
+            Ok(serde_json::Value::Object(map)) => {
+                map.get("ts").and_then(|v| v.as_str()).unwrap_or("").to_string()
+            }
             Ok(_) => {
                 diags.push(Diagnostic::error(
                     b.path(),
@@ -45,20 +43,12 @@ pub fn parse(b: &mut FileBuilder, text: &str, diags: &mut Vec<Diagnostic>) {
         let base = event_id(&ts, l.content);
         let n = seen.entry(base.clone()).or_insert(0);
         *n += 1;
-        let id = if *n == 1 {
-            base
-        } else {
-            format!("{base} #{n}")
-        };
+        let id = if *n == 1 { base } else { format!("{base} #{n}") };
         let mut segs = SegBuilder::default();
         segs.field("json", l.content);
         segs.lit(l.eol);
-        let record = Record {
-            kind: Kind::SearchEvent,
-            id,
-            file: b.path().into(),
-            segments: segs.finish(),
-        };
+        let record =
+            Record { kind: Kind::SearchEvent, id, file: b.path().into(), segments: segs.finish() };
         b.record(record, l.no);
     }
 }
@@ -83,10 +73,6 @@ mod tests {
         assert!(pf.records[0].record.id.starts_with("2026-09-10T09:04:18Z "));
         assert_eq!(diags.len(), 1);
         assert_eq!(diags[0].line, 2);
-        assert!(
-            diags[0].message.contains("invalid JSON"),
-            "{}",
-            diags[0].message
-        );
+        assert!(diags[0].message.contains("invalid JSON"), "{}", diags[0].message);
     }
 }

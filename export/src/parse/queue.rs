@@ -101,13 +101,9 @@ fn item(path: &str, id: &str, ls: &[Line<'_>]) -> Record {
             i += 1;
             continue;
         };
-        let next = (i + 1..ls.len())
-            .find(|&j| field_line(ls[j].content).is_some())
-            .unwrap_or(ls.len());
-        let last = (i..next)
-            .rev()
-            .find(|&j| j == i || !ls[j].is_blank())
-            .unwrap_or(i);
+        let next =
+            (i + 1..ls.len()).find(|&j| field_line(ls[j].content).is_some()).unwrap_or(ls.len());
+        let last = (i..next).rev().find(|&j| j == i || !ls[j].is_blank()).unwrap_or(i);
         segs.lit("- ");
         segs.lit(kl.key);
         segs.lit(kl.sep);
@@ -120,12 +116,7 @@ fn item(path: &str, id: &str, ls: &[Line<'_>]) -> Record {
         segs.lit(ls[last].eol);
         i = last + 1;
     }
-    Record {
-        kind: Kind::QueueItem,
-        id: id.into(),
-        file: path.into(),
-        segments: segs.finish(),
-    }
+    Record { kind: Kind::QueueItem, id: id.into(), file: path.into(), segments: segs.finish() }
 }
 
 #[cfg(test)]

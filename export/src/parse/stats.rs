@@ -29,11 +29,7 @@ fn classify(header: &[&str], _heading: &str) -> Option<TableSpec> {
         return None;
     };
     let keys = header.iter().map(|h| h.to_string()).collect();
-    Some(TableSpec {
-        kind,
-        keys,
-        id_cols,
-    })
+    Some(TableSpec { kind, keys, id_cols })
 }
 
 #[cfg(test)]
@@ -47,11 +43,8 @@ mod tests {
         let text = "# S\n\n## 4. 变更日志\n\n| date | by | change |\n|---|---|---|\n| 2026-09-01 | a | x |\n| 2026-09-01 | a | y |\n\n| 2026-09-02 | a | z |\n\n## 2\n\n| entry | hits | last_hit_task | note |\n|---|---|---|---|\n| PL-1 | 2 | t | n |\n";
         let (pf, diags) = parse_file(FileRole::Stats, "stats.md", text);
         assert!(diags.is_empty(), "{diags:?}");
-        let ids: Vec<(Kind, &str)> = pf
-            .records
-            .iter()
-            .map(|r| (r.record.kind, r.record.id.as_str()))
-            .collect();
+        let ids: Vec<(Kind, &str)> =
+            pf.records.iter().map(|r| (r.record.kind, r.record.id.as_str())).collect();
         assert_eq!(
             ids,
             [

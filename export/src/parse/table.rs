@@ -73,30 +73,17 @@ pub fn split_row(content: &str) -> Option<Row<'_>> {
         }
         suffix_start = content.len();
     }
-    Some(Row {
-        prefix,
-        cells,
-        closed,
-        suffix: &content[suffix_start..],
-    })
+    Some(Row { prefix, cells, closed, suffix: &content[suffix_start..] })
 }
 
 fn cell(raw: &str) -> Cell<'_> {
     let value = raw.trim();
     if value.is_empty() {
-        return Cell {
-            lead: raw,
-            value: "",
-            trail: "",
-        };
+        return Cell { lead: raw, value: "", trail: "" };
     }
     let lead_len = raw.len() - raw.trim_start().len();
     let value_end = lead_len + value.len();
-    Cell {
-        lead: &raw[..lead_len],
-        value,
-        trail: &raw[value_end..],
-    }
+    Cell { lead: &raw[..lead_len], value, trail: &raw[value_end..] }
 }
 
 /// Whether a row is a header delimiter row (`|---|:--:|`).
@@ -120,10 +107,7 @@ pub struct TableSpec {
 
 impl TableSpec {
     fn key(&self, col: usize) -> String {
-        self.keys
-            .get(col)
-            .cloned()
-            .unwrap_or_else(|| format!("col{}", col + 1))
+        self.keys.get(col).cloned().unwrap_or_else(|| format!("col{}", col + 1))
     }
 }
 
@@ -182,10 +166,8 @@ pub fn scan(
             i += 1;
             continue;
         };
-        let next_is_delim = ls
-            .get(i + 1)
-            .and_then(|l| split_row(l.content))
-            .is_some_and(|r| is_delimiter_row(&r));
+        let next_is_delim =
+            ls.get(i + 1).and_then(|l| split_row(l.content)).is_some_and(|r| is_delimiter_row(&r));
         if next_is_delim {
             let header: Vec<&str> = row.cells.iter().map(|c| c.value).collect();
             spec = classify(&header, &heading);
@@ -215,11 +197,8 @@ fn table_row(
     seen: &mut HashMap<(Kind, String), usize>,
     diags: &mut Vec<Diagnostic>,
 ) {
-    let key: Vec<&str> = spec
-        .id_cols
-        .iter()
-        .filter_map(|&c| row.cells.get(c).map(|c| c.value))
-        .collect();
+    let key: Vec<&str> =
+        spec.id_cols.iter().filter_map(|&c| row.cells.get(c).map(|c| c.value)).collect();
     let base = key.join(" ");
     if base.trim().is_empty() {
         diags.push(Diagnostic::warning(

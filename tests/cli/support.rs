@@ -1,0 +1,91 @@
+//! Test helpers: hermetic copies of the bundled sample knowledge base, and running the binary.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use evokb_store::Store;
+
+/// The bundled real sample knowledge base.
+pub fn sample_src() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/tilelang-kb")
+}
+
+/// Copies a directory tree.
+pub fn copy_tree(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).expect("mkdir");
+    for entry in std::fs::read_dir(from).expect("read_dir") {
+        let entry = entry.expect("entry");
+        let target = to.join(entry.file_name());
+        if entry.file_type().expect("file type").is_dir() {
+            copy_tree(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), &target).expect("copy");
+        }
+    }
+}
+
+/// A fresh copy of the sample in a temporary directory.
+pub fn sample() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().expect("tempdir");
+    copy_tree(&sample_src(), dir.path());
+    dir
+}
+
+/// A fresh copy of the sample with a store holding all of it.
+pub fn imported_sample() -> (tempfile::TempDir, Store) {
+    let dir = sample();
+    let store = Store::create(&dir.path().join(".evokb")).expect("create store");
+    evokb_export::import(dir.path(), &store, Default::default()).expect("import the sample");
+    (dir, store)
+}
+
+/// Runs `evokb` with `args` in `cwd`, hermetically.
+pub fn evokb(cwd: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_evokb"))
+        .args(args)
+        .current_dir(cwd)
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env_remove("EVOKB_LOCK_TIMEOUT_MS")
+        .output()
+        .expect("run evokb")
+}
+
+/// Standard output as text.
+pub fn stdout(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// Standard error as text.
+pub fn stderr(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+/// The store's digest.
+pub fn digest(store: &Store) -> [u8; 32] {
+    store.read().expect("read").digest().expect("digest")
+}
+
+/// Every file under `dir`, relative, sorted.
+pub fn files_under(dir: &Path) -> Vec<PathBuf> {
+    fn walk(base: &Path, dir: &Path, out: &mut Vec<PathBuf>) {
+        for entry in std::fs::read_dir(dir).expect("read_dir") {
+            let entry = entry.expect("entry");
+            let path = entry.path();
+            if entry.file_type().expect("type").is_dir() {
+                walk(base, &path, out);
+            } else {
+                out.push(path.strip_prefix(base).expect("prefix").to_path_buf());
+            }
+        }
+    }
+    let mut out = Vec::new();
+    walk(dir, dir, &mut out);
+    out.sort();
+    out
+}
+
+/// The path of a pattern-library topic file.
+pub fn topic(name: &str) -> String {
+    format!("{}/{name}", evokb_export::layout::PL_DIR)
+}

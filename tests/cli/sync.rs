@@ -1,0 +1,139 @@
+//! Sync without losing anyone's work: reviewer edits, two-sided conflicts, refused renders.
+
+use evokb_export::{mutate, render_in_place, ImportError, ImportOptions, Prefer, RenderError};
+use evokb_store::Kind;
+
+use crate::support::*;
+
+fn edit(kb: &std::path::Path, path: &str, from: &str, to: &str) {
+    let full = kb.join(path);
+    let text = std::fs::read_to_string(&full).expect("read");
+    assert!(text.contains(from), "{from} not in {path}");
+    std::fs::write(&full, text.replacen(from, to, 1)).expect("write");
+}
+
+fn field(store: &evokb_store::Store, kind: Kind, id: &str, key: &str) -> Option<String> {
+    let rec = store.read().expect("r").record_by_id(kind, id).expect("get")?;
+    rec.field(key).map(str::to_string)
+}
+
+#[test]
+fn a_reviewers_edit_followed_by_import_updates_only_that_record() {
+    let (kb, store) = imported_sample();
+    let before = store.read().expect("r").records().expect("records");
+    edit(kb.path(), &topic("layout.md"), "status: verified", "status: stale");
+    let report = evokb_export::import(kb.path(), &store, ImportOptions::default()).expect("import");
+    assert_eq!((report.added, report.updated, report.removed), (0, 1, 0));
+    let after = store.read().expect("r").records().expect("records");
+    let changed: Vec<&str> =
+        after.iter().zip(&before).filter(|(a, b)| a != b).map(|(a, _)| a.id.as_str()).collect();
+    assert_eq!(changed, ["PL-1.1-transpose-chain"]);
+}
+
+#[test]
+fn a_record_changed_on_both_sides_is_a_conflict_and_nothing_is_written() {
+    let (kb, store) = imported_sample();
+    mutate::set_field(&store, "PL-1.1-transpose-chain", None, "status", "overturned").expect("set");
+    edit(kb.path(), &topic("layout.md"), "status: verified", "status: stale");
+    let before = digest(&store);
+    let err =
+        evokb_export::import(kb.path(), &store, ImportOptions::default()).expect_err("conflict");
+    let ImportError::Conflicts { conflicts } = err else {
+        panic!("expected a conflict, got {err}")
+    };
+    assert_eq!(conflicts.len(), 1);
+    assert_eq!(
+        (conflicts[0].id.as_str(), conflicts[0].file.as_str(), conflicts[0].line),
+        ("PL-1.1-transpose-chain", topic("layout.md").as_str(), 7)
+    );
+    assert_eq!(before, digest(&store), "a refused import writes nothing");
+
+    evokb_export::import(kb.path(), &store, ImportOptions { prefer: Some(Prefer::Store) })
+        .expect("prefer store");
+    assert_eq!(
+        field(&store, Kind::Entry, "PL-1.1-transpose-chain", "status").as_deref(),
+        Some("overturned")
+    );
+    // The file still says stale and the store overturned: a further edit conflicts again.
+    edit(kb.path(), &topic("layout.md"), "status: stale", "status: verified");
+    assert!(evokb_export::import(kb.path(), &store, ImportOptions::default()).is_err());
+    evokb_export::import(kb.path(), &store, ImportOptions { prefer: Some(Prefer::File) })
+        .expect("prefer file");
+    assert_eq!(
+        field(&store, Kind::Entry, "PL-1.1-transpose-chain", "status").as_deref(),
+        Some("verified")
+    );
+}
+
+#[test]
+fn render_refuses_to_overwrite_a_file_edited_and_not_imported() {
+    let (kb, store) = imported_sample();
+    mutate::set_field(&store, "VP-2026-0004", None, "status", "expired").expect("set");
+    edit(kb.path(), ".agents/evolution/queue.md", "- confirmations: 1/2", "- confirmations: 1/2 ");
+    let edited = std::fs::read(kb.path().join(".agents/evolution/queue.md")).expect("read");
+    let err = render_in_place(kb.path(), &store, false).expect_err("refused");
+    let RenderError::EditedOnDisk { files } = &err else { panic!("unexpected {err}") };
+    assert_eq!(files, &[".agents/evolution/queue.md".to_string()]);
+    assert!(err.to_string().contains(".agents/evolution/queue.md"));
+    assert_eq!(std::fs::read(kb.path().join(".agents/evolution/queue.md")).expect("read"), edited);
+    // Importing first settles it: both edits touch different records.
+    evokb_export::import(kb.path(), &store, ImportOptions::default()).expect("import");
+    render_in_place(kb.path(), &store, false).expect("render");
+    let text = std::fs::read_to_string(kb.path().join(".agents/evolution/queue.md")).expect("read");
+    assert!(text.contains("- status: expired") && text.contains("- confirmations: 1/2 \n"));
+}
+
+#[test]
+fn an_entry_deleted_from_its_file_is_deleted_from_the_store() {
+    let (kb, store) = imported_sample();
+    let path = kb.path().join(topic("constants.md"));
+    let text = std::fs::read_to_string(&path).expect("read");
+    let start = text.find("---\nid: CONST-L1-port-bw").expect("entry");
+    let end = start + 4 + text[start + 4..].find("\n---\nid:").expect("next") + 1;
+    std::fs::write(&path, format!("{}{}", &text[..start], &text[end..])).expect("write");
+    let report = evokb_export::import(kb.path(), &store, ImportOptions::default()).expect("import");
+    assert_eq!(report.removed, 1);
+    assert!(field(&store, Kind::Entry, "CONST-L1-port-bw", "id").is_none());
+}
+
+#[test]
+fn an_entry_added_in_the_store_survives_an_import_of_an_edit_to_the_same_file() {
+    let (kb, store) = imported_sample();
+    let entry = "---\nid: PL-9.9-new\nkind: pattern\nstatus: verified\norigin_task: t\ntoolchain: 2026 build\nrepro: none\n---\n\n### new\n";
+    mutate::add_entries(&store, &topic("layout.md"), entry).expect("add");
+    edit(kb.path(), &topic("layout.md"), "status: verified", "status: stale");
+    evokb_export::import(kb.path(), &store, ImportOptions::default()).expect("import");
+    assert!(field(&store, Kind::Entry, "PL-9.9-new", "id").is_some());
+    render_in_place(kb.path(), &store, false).expect("render");
+    let text = std::fs::read_to_string(kb.path().join(topic("layout.md"))).expect("read");
+    assert!(text.ends_with(entry) && text.contains("status: stale"));
+    let report = evokb_export::verify(&store).expect("verify");
+    assert!(report.problems.is_empty(), "{:?}", report.problems);
+}
+
+#[test]
+fn the_cli_reports_a_conflict_with_id_file_and_line_and_exits_4() {
+    let kb = sample();
+    assert!(evokb(kb.path(), &["init"]).status.success());
+    assert!(evokb(kb.path(), &["import"]).status.success());
+    assert!(evokb(kb.path(), &["set", "TRAP-C12-copy-dtype-cast", "status", "stale"])
+        .status
+        .success());
+    edit(
+        kb.path(),
+        &topic("traps-compiler.md"),
+        "id: TRAP-C12-copy-dtype-cast\nkind: trap",
+        "id: TRAP-C12-copy-dtype-cast\nkind: pattern",
+    );
+    let out = evokb(kb.path(), &["import"]);
+    assert_eq!(out.status.code(), Some(4));
+    let err = stderr(&out);
+    assert!(
+        err.contains("traps-compiler.md:") && err.contains("TRAP-C12-copy-dtype-cast"),
+        "{err}"
+    );
+    assert!(err.contains("--prefer"), "{err}");
+    let out = evokb(kb.path(), &["render"]);
+    assert_eq!(out.status.code(), Some(4), "render refuses the unimported edit");
+    assert!(stderr(&out).contains("traps-compiler.md"));
+}
