@@ -94,6 +94,21 @@ pub enum Command {
         /// Where to write it
         dir: PathBuf,
     },
+    /// Load the model-iteration error registry (`results/error_registry.jsonl`)
+    #[command(subcommand)]
+    Errors(ImportOnly),
+    /// Load the model-iteration log (`results/iteration_log.jsonl`)
+    #[command(subcommand)]
+    Rounds(ImportOnly),
+    /// Load task timelines and summarise one
+    #[command(subcommand)]
+    Timeline(TimelineCmd),
+    /// Compute figures: transitions, recurrence, metrics
+    #[command(subcommand)]
+    Stats(StatsCmd),
+    /// Draw figures as SVG
+    #[command(subcommand)]
+    Chart(ChartCmd),
     /// Check the store's integrity and print counts per kind and a content digest
     Verify {
         /// Print the result as JSON
@@ -116,4 +131,128 @@ fn parse_kind(s: &str) -> Result<evokb_store::Kind, String> {
         let tags: Vec<&str> = evokb_store::Kind::ALL.iter().map(|k| k.tag()).collect();
         format!("unknown kind '{s}' (kinds: {})", tags.join(", "))
     })
+}
+
+/// A subcommand that only imports files.
+#[derive(Debug, Subcommand)]
+pub enum ImportOnly {
+    /// Import these JSONL files; re-importing the same lines adds nothing
+    Import {
+        /// The files
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
+    },
+}
+
+/// `evokb timeline …`
+#[derive(Debug, Subcommand)]
+pub enum TimelineCmd {
+    /// Import `.task_timeline.jsonl` files: DIR is a task folder or a folder of task folders
+    Import {
+        /// The folders
+        #[arg(required = true)]
+        dirs: Vec<PathBuf>,
+    },
+    /// Print the timeline-summary figures of one task (statectl's timeline-summary)
+    Summary {
+        /// The task id (the timeline's folder name)
+        #[arg(long)]
+        task: String,
+        /// Print as JSON
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+/// Output format flags shared by the figures.
+#[derive(Debug, Clone, Copy, clap::Args)]
+pub struct FormatArgs {
+    /// Print as JSON
+    #[arg(long)]
+    pub json: bool,
+    /// Print as CSV
+    #[arg(long, conflicts_with = "json")]
+    pub csv: bool,
+}
+
+/// How a figure is printed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    /// An aligned text table.
+    Table,
+    /// JSON.
+    Json,
+    /// CSV with a header row.
+    Csv,
+}
+
+impl FormatArgs {
+    /// The chosen format.
+    pub fn format(self) -> Format {
+        if self.json {
+            Format::Json
+        } else if self.csv {
+            Format::Csv
+        } else {
+            Format::Table
+        }
+    }
+}
+
+/// `evokb stats …`
+#[derive(Debug, Subcommand)]
+pub enum StatsCmd {
+    /// Fail/pass transitions between consecutive rounds
+    Transitions {
+        /// The first round of the range
+        #[arg(long)]
+        from: Option<String>,
+        /// The last round of the range
+        #[arg(long)]
+        to: Option<String>,
+        #[command(flatten)]
+        out: FormatArgs,
+    },
+    /// The recurrence rate of failing cases, overall, after a fix, or after injection
+    Recurrence {
+        /// Count recurrences after a fix, or after the knowledge was injected
+        #[arg(long, value_enum)]
+        after: Option<AfterArg>,
+        /// With --after injection: a JSON mapping of entries to error patterns or verdicts
+        #[arg(long, value_name = "FILE", requires = "after")]
+        map: Option<PathBuf>,
+        #[command(flatten)]
+        out: FormatArgs,
+    },
+    /// North-star metrics from the task timelines
+    Metrics {
+        #[command(flatten)]
+        out: FormatArgs,
+    },
+}
+
+/// What a recurrence is counted after.
+#[derive(Debug, Clone, Copy, ValueEnum)]
+pub enum AfterArg {
+    /// The first round a case passed after failing
+    Fix,
+    /// The first round whose intervention targeted the case's pattern
+    Injection,
+}
+
+/// `evokb chart …`
+#[derive(Debug, Subcommand)]
+pub enum ChartCmd {
+    /// Fails per round split into persistent, new_fail and new_fix, injections marked
+    Recurrence {
+        /// Where to write the SVG
+        #[arg(long, value_name = "FILE")]
+        svg: PathBuf,
+    },
+    /// Hits per entry over time, from the search events
+    Hits {
+        /// Where to write the SVG
+        #[arg(long, value_name = "FILE")]
+        svg: PathBuf,
+    },
 }

@@ -1,11 +1,12 @@
 //! Command dispatch: one function per subcommand, each returning the exit code or an error.
 
+mod analytics;
 mod records;
 mod sync;
 
 use std::process::ExitCode;
 
-use crate::cli::{Cli, Command};
+use crate::cli::{ChartCmd, Cli, Command, ImportOnly, StatsCmd, TimelineCmd};
 use crate::error::CmdResult;
 
 /// Runs the parsed command line.
@@ -20,6 +21,21 @@ pub fn run(cli: &Cli) -> CmdResult {
         Command::Set { id, field, value, kind } => records::set(root, id, *kind, field, value),
         Command::Add { file, source } => records::add(root, file, source.as_deref()),
         Command::List { kind, json } => records::list(root, *kind, *json),
+        Command::Errors(ImportOnly::Import { files }) => analytics::import_errors(root, files),
+        Command::Rounds(ImportOnly::Import { files }) => analytics::import_rounds(root, files),
+        Command::Timeline(TimelineCmd::Import { dirs }) => analytics::import_timelines(root, dirs),
+        Command::Timeline(TimelineCmd::Summary { task, json }) => {
+            analytics::timeline_summary(root, task, *json)
+        }
+        Command::Stats(StatsCmd::Transitions { from, to, out }) => {
+            analytics::transitions(root, from.as_deref(), to.as_deref(), out.format())
+        }
+        Command::Stats(StatsCmd::Recurrence { after, map, out }) => {
+            analytics::recurrence(root, *after, map.as_deref(), out.format())
+        }
+        Command::Stats(StatsCmd::Metrics { out }) => analytics::metrics(root, out.format()),
+        Command::Chart(ChartCmd::Recurrence { svg }) => analytics::chart_recurrence(root, svg),
+        Command::Chart(ChartCmd::Hits { svg }) => analytics::chart_hits(root, svg),
         Command::GenCorpus { entries, seed, dir } => {
             evokb_export::synth::write_kb(dir, *entries, *seed)?;
             print(&format!(

@@ -84,6 +84,7 @@ pub fn render(root: Option<&Path>, out: Option<&Path>, check: bool, force: bool)
         print(&text)?;
         return Ok(ExitCode::from(ErrorKind::CheckFailed.exit_code()));
     }
+    refresh_metric_rows(&store)?;
     if let Some(out) = out {
         let written = evokb_export::render_to(out, &store)?;
         print(&format!("rendered {} files under {}\n", written.len(), out.display()))?;
@@ -97,6 +98,20 @@ pub fn render(root: Option<&Path>, out: Option<&Path>, check: bool, force: bool)
     }
     print(&text)?;
     ok()
+}
+
+/// Fills the `当前值` column of the stats metrics table from the task timelines in the store,
+/// so a render publishes the figures. Rows the table does not have are left out.
+fn refresh_metric_rows(store: &Store) -> CmdResult<()> {
+    let values = super::analytics::metric_row_values(&store.read()?)?;
+    for (key, value) in values {
+        let current = store.read()?.record_by_id(Kind::MetricRow, key)?;
+        let Some(row) = current else { continue };
+        if row.field("当前值").is_some_and(|v| v != value) {
+            evokb_export::mutate::set_field(store, key, Some(Kind::MetricRow), "当前值", &value)?;
+        }
+    }
+    Ok(())
 }
 
 /// A unified diff of one file, cut to `max_lines` lines.

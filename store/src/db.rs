@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use redb::{ReadableDatabase, ReadableTable, TableDefinition};
+use redb::{ReadableDatabase, ReadableTable, ReadableTableMetadata, TableDefinition};
 
 use crate::codec;
 use crate::error::{BusyError, OpenError, StoreError};
@@ -24,6 +24,32 @@ const FILES: TableDefinition<&str, &[u8]> = TableDefinition::new("files");
 const FILE_SYNC: TableDefinition<&str, [u8; 32]> = TableDefinition::new("file_sync");
 /// Store-wide settings, such as the format version.
 const META: TableDefinition<&str, &[u8]> = TableDefinition::new("meta");
+
+/// A named table of typed values keyed by bytes, for data that is never rendered to markdown:
+/// error registries, iteration logs, task timelines. The store encodes values with the same
+/// versioned codec as records and includes every collection in the digest.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Collection {
+    table: &'static str,
+}
+
+impl Collection {
+    /// A collection stored in the redb table `coll.<name>`; `table` must be that full name.
+    pub const fn new(table: &'static str) -> Collection {
+        Collection { table }
+    }
+
+    /// The redb table name.
+    pub fn table(&self) -> &'static str {
+        self.table
+    }
+
+    fn def(&self) -> TableDefinition<'static, &'static [u8], &'static [u8]> {
+        TableDefinition::new(self.table)
+    }
+}
+
+const COLLECTION_PREFIX: &str = "coll.";
 
 /// The database format this build writes and reads.
 pub const STORE_FORMAT: u32 = 1;
@@ -242,8 +268,8 @@ macro_rules! read_methods {
             Ok(counts)
         }
 
-        /// A digest of the store's content: records and file layouts, not sync marks. Equal
-        /// record sets give equal digests, whatever order they were written in.
+        /// A digest of the store's content: records, file layouts and collections, not sync
+        /// marks. Equal record sets give equal digests, whatever order they were written in.
         pub fn digest(&self) -> Result<[u8; 32], StoreError> {
             let mut hasher = blake3::Hasher::new();
             hasher.update(b"evokb.digest.v1\0");
@@ -253,7 +279,62 @@ macro_rules! read_methods {
             for layout in self.files()? {
                 digest_layout(&mut hasher, &layout);
             }
+            for name in self.collection_tables()? {
+                hasher.update(b"C");
+                digest_str(&mut hasher, &name);
+                let def: TableDefinition<&[u8], &[u8]> = TableDefinition::new(&name);
+                let table = self.txn.open_table(def)?;
+                for row in table.iter()? {
+                    let (k, v) = row?;
+                    hasher.update(&(k.value().len() as u64).to_be_bytes());
+                    hasher.update(k.value());
+                    hasher.update(&(v.value().len() as u64).to_be_bytes());
+                    hasher.update(v.value());
+                }
+            }
             Ok(*hasher.finalize().as_bytes())
+        }
+
+        /// The names of the collection tables that exist, sorted.
+        pub fn collection_tables(&self) -> Result<Vec<String>, StoreError> {
+            use redb::TableHandle;
+            let mut names: Vec<String> = self
+                .txn
+                .list_tables()?
+                .map(|h| h.name().to_string())
+                .filter(|n| n.starts_with(COLLECTION_PREFIX))
+                .collect();
+            names.sort();
+            Ok(names)
+        }
+
+        /// Every item of a collection, in key order.
+        pub fn items<T: serde::de::DeserializeOwned>(
+            &self,
+            c: Collection,
+        ) -> Result<Vec<(Vec<u8>, T)>, StoreError> {
+            let table = match self.txn.open_table(c.def()) {
+                Ok(t) => t,
+                Err(redb::TableError::TableDoesNotExist(_)) => return Ok(Vec::new()),
+                Err(err) => return Err(err.into()),
+            };
+            let mut out = Vec::new();
+            for row in table.iter()? {
+                let (k, v) = row?;
+                let value = codec::decode(v.value())
+                    .map_err(|d| corrupted(c.table, crate::record::hex(k.value()), d))?;
+                out.push((k.value().to_vec(), value));
+            }
+            Ok(out)
+        }
+
+        /// The number of items in a collection.
+        pub fn item_count(&self, c: Collection) -> Result<u64, StoreError> {
+            match self.txn.open_table(c.def()) {
+                Ok(t) => Ok(t.len()?),
+                Err(redb::TableError::TableDoesNotExist(_)) => Ok(0),
+                Err(err) => Err(err.into()),
+            }
         }
     };
 }
@@ -313,6 +394,44 @@ impl WriteTxn {
     pub fn set_file_sync(&mut self, path: &str, mark: SyncMark) -> Result<(), StoreError> {
         self.txn.open_table(FILE_SYNC)?.insert(path, mark.text_hash)?;
         Ok(())
+    }
+
+    /// Inserts or replaces an item of a collection. Returns whether anything changed, so a
+    /// re-import of the same data can report that it added nothing.
+    pub fn put_item<T: serde::Serialize>(
+        &mut self,
+        c: Collection,
+        key: &[u8],
+        value: &T,
+    ) -> Result<bool, StoreError> {
+        let bytes = codec::encode(value);
+        let mut table = self.txn.open_table(c.def())?;
+        let same = table.get(key)?.is_some_and(|old| old.value() == bytes.as_slice());
+        if !same {
+            table.insert(key, bytes.as_slice())?;
+        }
+        Ok(!same)
+    }
+
+    /// Removes every item whose key starts with `prefix`. Returns how many were removed.
+    pub fn remove_items_with_prefix(
+        &mut self,
+        c: Collection,
+        prefix: &[u8],
+    ) -> Result<u64, StoreError> {
+        let mut table = self.txn.open_table(c.def())?;
+        let keys: Vec<Vec<u8>> = table
+            .range(prefix..)?
+            .map_while(|row| match row {
+                Ok((k, _)) if k.value().starts_with(prefix) => Some(Ok(k.value().to_vec())),
+                Ok(_) => None,
+                Err(e) => Some(Err(e)),
+            })
+            .collect::<Result<_, _>>()?;
+        for k in &keys {
+            table.remove(k.as_slice())?;
+        }
+        Ok(keys.len() as u64)
     }
 
     /// Makes every change of the transaction durable, or none of them.

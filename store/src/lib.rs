@@ -37,6 +37,8 @@ mod db;
 mod error;
 pub mod record;
 
-pub use db::{store_dir, ReadTxn, Store, WriteTxn, DB_FILE, DEFAULT_LOCK_WAIT, STORE_FORMAT};
+pub use db::{
+    store_dir, Collection, ReadTxn, Store, WriteTxn, DB_FILE, DEFAULT_LOCK_WAIT, STORE_FORMAT,
+};
 pub use error::{BusyError, Error, OpenError, StoreError};
 pub use record::{hex, CaseHash, FileLayout, Kind, LayoutItem, Record, Segment, SyncMark};

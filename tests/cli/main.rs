@@ -4,6 +4,7 @@
 
 mod support;
 
+mod analytics;
 mod malformed;
 mod props;
 mod roundtrip;

@@ -1,0 +1,502 @@
+//! Parsing of the three JSONL inputs (error registry, iteration log, task
+//! timeline) into the stored record types, with line-level diagnostics.
+//!
+//! Every function takes the file's text and never panics: a line that is not
+//! valid JSON, not an object, or has a known field of the wrong type is
+//! reported as a [`Diagnostic`] with its path and 1-based line number and is
+//! skipped. Blank lines are ignored silently, since editors and `>>` appends
+//! leave them behind.
+//!
+//! # Case keys
+//! A registry case is keyed by its `case_hash`. Without one, the key is
+//! derived from its query (key algorithm version 1):
+//! 1. [`normalise_query`]: trim, collapse every run of Unicode whitespace
+//!    (`char::is_whitespace`, so U+3000 and U+00A0 count) into one U+0020
+//!    space, and lowercase ASCII letters only. Non-ASCII text is kept as is:
+//!    full Unicode case folding or NFC would make the key depend on the
+//!    Unicode tables of whatever library version computed it.
+//! 2. blake3 over the UTF-8 bytes of the result; the key is its first 16
+//!    lowercase hex digits, the same width as the fixture's `case_hash`.
+//!
+//! The case records `key_source` and `key_algo_version` (0 for verbatim keys).
+
+use std::collections::BTreeMap;
+use std::fmt;
+
+use serde_json::{Map, Value};
+use thiserror::Error;
+
+use crate::model::{
+    ErrorCase, Intervention, KeySource, Round, TimelineEvent, QUERY_KEY_ALGO_VERSION,
+    VERBATIM_KEY_ALGO_VERSION,
+};
+
+/// A problem with one input line.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Diagnostic {
+    pub path: String,
+    /// 1-based line number.
+    pub line: u32,
+    pub message: String,
+}
+
+impl fmt::Display for Diagnostic {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}:{}: {}", self.path, self.line, self.message)
+    }
+}
+
+/// Why a line was skipped or flagged; its `Display` is the diagnostic message.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum LineIssue {
+    #[error("line is not valid JSON ({0})")]
+    NotJson(String),
+    #[error("expected a JSON object with 'case_hash' or 'query', found {0}")]
+    NotACase(String),
+    #[error("expected a JSON object with a 'round' string, found {0}")]
+    NotARound(String),
+    #[error("expected a JSON object (one timeline event), found {0}")]
+    NotAnEvent(String),
+    #[error("field '{field}' must be {expected}, found '{found}'")]
+    WrongType { field: &'static str, expected: &'static str, found: String },
+    #[error("field '{0}' is empty")]
+    Empty(&'static str),
+    #[error("field 'query' is blank after normalisation, so the case has no key")]
+    BlankQuery,
+    #[error("duplicate case key '{key}' (first seen on line {first_line}); kept the first and skipped this line")]
+    DuplicateCase { key: String, first_line: u32 },
+    #[error("duplicate round '{round}' (first seen on line {first_line}); kept the first and skipped this line")]
+    DuplicateRound { round: String, first_line: u32 },
+    #[error("case '{key}' failed in round '{round}', which its 'evaluated' list lacks; the round counts as evaluated")]
+    FailedNotEvaluated { key: String, round: String },
+}
+
+/// Collapses whitespace and lowercases ASCII; see the module docs (version 1).
+pub fn normalise_query(query: &str) -> String {
+    let mut out = String::with_capacity(query.len());
+    for word in query.split_whitespace() {
+        if !out.is_empty() {
+            out.push(' ');
+        }
+        out.push_str(word);
+    }
+    out.make_ascii_lowercase();
+    out
+}
+
+/// The version-1 key of a query: 16 hex digits of blake3 over the normalised
+/// query, or `None` when the query is blank.
+pub fn query_key(query: &str) -> Option<String> {
+    let norm = normalise_query(query);
+    if norm.is_empty() {
+        return None;
+    }
+    let hex = blake3::hash(norm.as_bytes()).to_hex();
+    Some(hex.as_str().chars().take(16).collect())
+}
+
+/// The task id of a timeline file: the name of the folder that holds it
+/// (`…/<task_id>/.task_timeline.jsonl`). `None` when the path has no parent.
+pub fn task_id_from_timeline_path(path: &str) -> Option<String> {
+    std::path::Path::new(path)
+        .parent()
+        .and_then(|p| p.file_name())
+        .map(|n| n.to_string_lossy().into_owned())
+}
+
+/// Non-blank lines with their 1-based numbers. A leading UTF-8 BOM is dropped.
+fn numbered_lines(text: &str) -> impl Iterator<Item = (u32, &str)> {
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    text.lines().enumerate().filter_map(|(i, line)| {
+        if line.trim().is_empty() {
+            None
+        } else {
+            // Files beyond u32::MAX lines are not realistic; saturate rather than wrap.
+            Some((u32::try_from(i + 1).unwrap_or(u32::MAX), line))
+        }
+    })
+}
+
+/// A short rendering of a JSON value for messages.
+fn show(value: &Value) -> String {
+    let s = value.to_string();
+    if s.chars().count() > 40 {
+        let head: String = s.chars().take(37).collect();
+        format!("{head}...")
+    } else {
+        s
+    }
+}
+
+fn kind_of(value: &Value) -> String {
+    match value {
+        Value::Null => "null".into(),
+        Value::Bool(_) => "a boolean".into(),
+        Value::Number(_) => "a number".into(),
+        Value::String(_) => "a string".into(),
+        Value::Array(_) => "an array".into(),
+        Value::Object(_) => "an object".into(),
+    }
+}
+
+fn parse_object(line: &str) -> Result<Value, LineIssue> {
+    serde_json::from_str::<Value>(line).map_err(|e| LineIssue::NotJson(e.to_string()))
+}
+
+/// An optional string field; `null` counts as absent.
+fn opt_str(obj: &Map<String, Value>, field: &'static str) -> Result<Option<String>, LineIssue> {
+    match obj.get(field) {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::String(s)) => Ok(Some(s.clone())),
+        Some(other) => {
+            Err(LineIssue::WrongType { field, expected: "a string", found: show(other) })
+        }
+    }
+}
+
+/// An optional array of strings; absent or `null` is an empty list.
+fn str_list(obj: &Map<String, Value>, field: &'static str) -> Result<Vec<String>, LineIssue> {
+    let wrong =
+        |v: &Value| LineIssue::WrongType { field, expected: "an array of strings", found: show(v) };
+    match obj.get(field) {
+        None | Some(Value::Null) => Ok(Vec::new()),
+        Some(Value::Array(items)) => items
+            .iter()
+            .map(|item| match item {
+                Value::String(s) => Ok(s.clone()),
+                _ => Err(wrong(item)),
+            })
+            .collect(),
+        Some(other) => Err(wrong(other)),
+    }
+}
+
+/// Parses one registry line into a case (the key is derived here).
+fn parse_case(line: &str) -> Result<ErrorCase, LineIssue> {
+    let value = parse_object(line)?;
+    let Value::Object(obj) = value else {
+        return Err(LineIssue::NotACase(kind_of(&value)));
+    };
+    let case_hash = opt_str(&obj, "case_hash")?;
+    let query = opt_str(&obj, "query")?;
+    let (key, key_source, key_algo_version) = match (&case_hash, &query) {
+        (Some(hash), _) => {
+            if hash.trim().is_empty() {
+                return Err(LineIssue::Empty("case_hash"));
+            }
+            (hash.clone(), KeySource::CaseHashField, VERBATIM_KEY_ALGO_VERSION)
+        }
+        (None, Some(q)) => (
+            query_key(q).ok_or(LineIssue::BlankQuery)?,
+            KeySource::NormalisedQuery,
+            QUERY_KEY_ALGO_VERSION,
+        ),
+        (None, None) => return Err(LineIssue::NotACase("an object with neither".into())),
+    };
+    Ok(ErrorCase {
+        case_hash: key,
+        key_source,
+        key_algo_version,
+        query,
+        gold: opt_str(&obj, "gold")?,
+        subset: opt_str(&obj, "subset")?,
+        pattern: opt_str(&obj, "pattern")?,
+        evaluated: str_list(&obj, "evaluated")?,
+        failed_rounds: str_list(&obj, "failed_rounds")?,
+        raw: line.to_owned(),
+    })
+}
+
+/// Parses `results/error_registry.jsonl`. Duplicate keys keep the first case.
+pub fn parse_error_registry(text: &str, path: &str) -> (Vec<ErrorCase>, Vec<Diagnostic>) {
+    let mut cases = Vec::new();
+    let mut diags = Vec::new();
+    let mut first_line: BTreeMap<String, u32> = BTreeMap::new();
+    let diag = |line: u32, issue: LineIssue| Diagnostic {
+        path: path.to_owned(),
+        line,
+        message: issue.to_string(),
+    };
+    for (n, line) in numbered_lines(text) {
+        let case = match parse_case(line) {
+            Ok(case) => case,
+            Err(issue) => {
+                diags.push(diag(n, issue));
+                continue;
+            }
+        };
+        if let Some(&first) = first_line.get(&case.case_hash) {
+            diags
+                .push(diag(n, LineIssue::DuplicateCase { key: case.case_hash, first_line: first }));
+            continue;
+        }
+        // Flag, but keep: the figures treat a failed round as evaluated.
+        for round in &case.failed_rounds {
+            if !case.evaluated.contains(round) {
+                diags.push(diag(
+                    n,
+                    LineIssue::FailedNotEvaluated {
+                        key: case.case_hash.clone(),
+                        round: round.clone(),
+                    },
+                ));
+            }
+        }
+        first_line.insert(case.case_hash.clone(), n);
+        cases.push(case);
+    }
+    (cases, diags)
+}
+
+fn parse_round(line: &str) -> Result<Round, LineIssue> {
+    let value = parse_object(line)?;
+    let Value::Object(obj) = value else {
+        return Err(LineIssue::NotARound(kind_of(&value)));
+    };
+    let round = match obj.get("round") {
+        Some(Value::String(s)) if !s.trim().is_empty() => s.clone(),
+        Some(Value::String(_)) => return Err(LineIssue::Empty("round")),
+        Some(other) => return Err(LineIssue::NotARound(format!("'round' = '{}'", show(other)))),
+        None => return Err(LineIssue::NotARound("an object without one".into())),
+    };
+    let run_dic = match obj.get("runDic") {
+        None | Some(Value::Null) => None,
+        Some(v) => Some(v.as_i64().ok_or_else(|| LineIssue::WrongType {
+            field: "runDic",
+            expected: "an integer",
+            found: show(v),
+        })?),
+    };
+    let intervention = match obj.get("intervention") {
+        None | Some(Value::Null) => None,
+        Some(Value::Object(iv)) => {
+            Some(Intervention { kind: opt_str(iv, "type")?, patterns: str_list(iv, "patterns")? })
+        }
+        Some(other) => {
+            return Err(LineIssue::WrongType {
+                field: "intervention",
+                expected: "an object",
+                found: show(other),
+            })
+        }
+    };
+    Ok(Round {
+        round,
+        run_dic,
+        hypothesis: opt_str(&obj, "hypothesis")?,
+        verdict: opt_str(&obj, "verdict")?,
+        intervention,
+        raw: line.to_owned(),
+    })
+}
+
+/// Parses `results/iteration_log.jsonl`. A repeated round keeps the first line.
+pub fn parse_iteration_log(text: &str, path: &str) -> (Vec<Round>, Vec<Diagnostic>) {
+    let mut rounds = Vec::new();
+    let mut diags = Vec::new();
+    let mut first_line: BTreeMap<String, u32> = BTreeMap::new();
+    for (n, line) in numbered_lines(text) {
+        let issue = match parse_round(line) {
+            Ok(round) => match first_line.get(&round.round) {
+                Some(&first) => LineIssue::DuplicateRound { round: round.round, first_line: first },
+                None => {
+                    first_line.insert(round.round.clone(), n);
+                    rounds.push(round);
+                    continue;
+                }
+            },
+            Err(issue) => issue,
+        };
+        diags.push(Diagnostic { path: path.to_owned(), line: n, message: issue.to_string() });
+    }
+    (rounds, diags)
+}
+
+fn parse_event(line: &str, n: u32, task_id: &str) -> Result<TimelineEvent, LineIssue> {
+    let value = parse_object(line)?;
+    let Value::Object(obj) = value else {
+        return Err(LineIssue::NotAnEvent(kind_of(&value)));
+    };
+    let stage = match obj.get("stage") {
+        None | Some(Value::Null) => None,
+        Some(v) => Some(v.as_u64().and_then(|s| u8::try_from(s).ok()).ok_or_else(|| {
+            LineIssue::WrongType {
+                field: "stage",
+                expected: "an integer from 0 to 255",
+                found: show(v),
+            }
+        })?),
+    };
+    let duration_s = match obj.get("duration_s") {
+        None | Some(Value::Null) => None,
+        Some(v) => Some(v.as_f64().ok_or_else(|| LineIssue::WrongType {
+            field: "duration_s",
+            expected: "a number",
+            found: show(v),
+        })?),
+    };
+    Ok(TimelineEvent {
+        task_id: task_id.to_owned(),
+        line: n,
+        ts: opt_str(&obj, "ts")?,
+        action: opt_str(&obj, "action")?,
+        stage,
+        subagent: opt_str(&obj, "subagent")?,
+        mode: opt_str(&obj, "mode")?,
+        verdict: opt_str(&obj, "verdict")?,
+        reason: opt_str(&obj, "reason")?,
+        duration_s,
+        phase_before: opt_str(&obj, "phase_before")?,
+        phase_after: opt_str(&obj, "phase_after")?,
+        raw: line.to_owned(),
+    })
+}
+
+/// Parses one `.task_timeline.jsonl`; `task_id` is usually
+/// [`task_id_from_timeline_path`] of `path`, since events carry no task id.
+pub fn parse_timeline(
+    text: &str,
+    path: &str,
+    task_id: &str,
+) -> (Vec<TimelineEvent>, Vec<Diagnostic>) {
+    let mut events = Vec::new();
+    let mut diags = Vec::new();
+    for (n, line) in numbered_lines(text) {
+        match parse_event(line, n, task_id) {
+            Ok(event) => events.push(event),
+            Err(issue) => diags.push(Diagnostic {
+                path: path.to_owned(),
+                line: n,
+                message: issue.to_string(),
+            }),
+        }
+    }
+    (events, diags)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn normalisation_is_documented_v1() {
+        assert_eq!(normalise_query("  Play\t\tSOME  Jazz \n"), "play some jazz");
+        // Non-ASCII is kept, U+3000 counts as whitespace.
+        assert_eq!(normalise_query("播放\u{3000}Ä  MUSIC"), "播放 Ä music");
+        assert_eq!(query_key("  "), None);
+        let k = query_key("Play some jazz").unwrap_or_default();
+        assert_eq!(k.len(), 16);
+        assert_eq!(Some(k), query_key(" play   SOME jazz"));
+    }
+
+    #[test]
+    fn registry_reports_and_skips_bad_lines() {
+        let text = concat!(
+            "{\"case_hash\": \"aa\", \"query\": \"q1\", \"evaluated\": [\"R0\"], \"failed_rounds\": [\"R0\"], \"extra\": 1}\n",
+            "not json\n",
+            "\n",
+            "[1, 2]\n",
+            "{\"gold\": \"x\"}\n",
+            "{\"query\": \"  Hello   World \", \"failed_rounds\": [\"R1\"]}\n",
+            "{\"query\": \"hello world\"}\n",
+            "{\"case_hash\": \"aa\"}\n",
+            "{\"case_hash\": \"bb\", \"evaluated\": \"R0\"}\n",
+            "{\"case_hash\": 7}\n",
+            "{\"case_hash\": \"  \"}\n",
+        );
+        let (cases, diags) = parse_error_registry(text, "reg.jsonl");
+        assert_eq!(cases.len(), 2);
+        assert_eq!(cases[0].case_hash, "aa");
+        assert_eq!(cases[0].key_source, KeySource::CaseHashField);
+        assert_eq!(cases[0].key_algo_version, 0);
+        assert!(cases[0].raw.contains("\"extra\": 1"));
+        assert_eq!(cases[1].key_source, KeySource::NormalisedQuery);
+        assert_eq!(cases[1].key_algo_version, 1);
+        assert_eq!(Some(cases[1].case_hash.clone()), query_key("hello world"));
+        let lines: Vec<u32> = diags.iter().map(|d| d.line).collect();
+        assert_eq!(lines, [2, 4, 5, 6, 7, 8, 9, 10, 11]);
+        let text_of = |line: u32| {
+            diags.iter().find(|d| d.line == line).map(|d| d.to_string()).unwrap_or_default()
+        };
+        assert!(text_of(2).starts_with("reg.jsonl:2: line is not valid JSON"));
+        assert!(text_of(4).contains("expected a JSON object with 'case_hash' or 'query'"));
+        assert!(text_of(6).contains("failed in round 'R1'"));
+        assert!(text_of(7).contains("duplicate case key"));
+        assert!(text_of(7).contains("first seen on line 6"));
+        assert!(
+            text_of(9).contains("field 'evaluated' must be an array of strings, found '\"R0\"'")
+        );
+        assert!(text_of(10).contains("field 'case_hash' must be a string, found '7'"));
+        assert!(text_of(11).contains("field 'case_hash' is empty"));
+    }
+
+    #[test]
+    fn iteration_log_parses_intervention_and_flags_duplicates() {
+        let text = concat!(
+            "{\"round\": \"R0\", \"runDic\": 1, \"hypothesis\": \"H0\", \"verdict\": \"baseline\"}\n",
+            "{\"round\": \"R1\", \"runDic\": null, \"intervention\": {\"type\": \"augment\", \"patterns\": [\"p\"]}}\n",
+            "{\"round\": \"R1\"}\n",
+            "{\"round\": 3}\n",
+            "{\"round\": \"R2\", \"runDic\": \"x\"}\n",
+            "{\"round\": \"R3\", \"intervention\": [1]}\n",
+        );
+        let (rounds, diags) = parse_iteration_log(text, "log");
+        assert_eq!(rounds.len(), 2);
+        assert_eq!(rounds[0].run_dic, Some(1));
+        let iv = rounds[1].intervention.clone();
+        assert_eq!(iv.as_ref().and_then(|i| i.kind.as_deref()), Some("augment"));
+        assert_eq!(iv.map(|i| i.patterns), Some(vec!["p".to_string()]));
+        let msgs: Vec<String> = diags.iter().map(|d| d.to_string()).collect();
+        assert_eq!(msgs.len(), 4, "{msgs:?}");
+        assert!(msgs[0].starts_with("log:3: duplicate round 'R1'"));
+        assert!(msgs[1].contains("expected a JSON object with a 'round' string"));
+        assert!(msgs[2].contains("field 'runDic' must be an integer"));
+        assert!(msgs[3].contains("field 'intervention' must be an object"));
+    }
+
+    #[test]
+    fn timeline_lines_and_task_id() {
+        let path = "x/softmax-k-20260906T061946Z/.task_timeline.jsonl";
+        assert_eq!(task_id_from_timeline_path(path).as_deref(), Some("softmax-k-20260906T061946Z"));
+        let text = concat!(
+            "\u{feff}{\"action\": \"init\", \"phase_before\": null, \"ts\": \"2026-09-05T00:00:00Z\"}\n",
+            "{\"action\": \"start\", \"stage\": 3}\r\n",
+            "{\"action\": \"start\", \"stage\": 300}\n",
+            "{\"action\": \"fail\", \"stage\": 3, \"duration_s\": \"5\"}\n",
+            "{\"action\": \"fail\", \"stage\": 3, \"duration_s\": 5, \"verdict\": \"runtime\"}\n",
+            "{\"action\"\n",
+        );
+        let (events, diags) = parse_timeline(text, path, "t");
+        assert_eq!(events.len(), 3);
+        assert_eq!(events[1].line, 2);
+        assert_eq!(events[1].stage, Some(3));
+        assert_eq!(events[2].duration_s, Some(5.0));
+        assert_eq!(events[2].task_id, "t");
+        assert_eq!(diags.iter().map(|d| d.line).collect::<Vec<_>>(), [3, 4, 6]);
+    }
+
+    #[test]
+    fn never_panics_on_odd_input() {
+        let odd = [
+            "",
+            "\u{feff}",
+            "null",
+            "1",
+            "\"s\"",
+            "{}",
+            "{\"evaluated\": [null]}",
+            "{\"stage\": -1}",
+            "{\"stage\": 1.5}",
+            "{\"duration_s\": 1e400}",
+            "\u{0}\u{1}",
+            "{\"query\": \"\u{200b}\"}",
+            "{{{{",
+            "]",
+        ];
+        for text in odd {
+            let _ = parse_error_registry(text, "p");
+            let _ = parse_iteration_log(text, "p");
+            let _ = parse_timeline(text, "p", "t");
+        }
+    }
+}

@@ -1,0 +1,681 @@
+//! The analyst's commands: ingesting the error registry, the iteration log and task timelines
+//! into the store, and printing the figures as a table, JSON or CSV, or drawing them as SVG.
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+use evokb_analytics::figures::{self, EntryLink, ErrorClass, InjectionPoint};
+use evokb_analytics::model::{ErrorCase, Round, TimelineEvent};
+use evokb_analytics::{chart, parse, timeline};
+use evokb_store::{Collection, Kind, ReadTxn, Store};
+use serde::Serialize;
+
+use super::{ok, print, print_json};
+use crate::cli::{AfterArg, Format};
+use crate::error::{CmdResult, CommandError, ErrorKind};
+use crate::root;
+
+/// Error cases by case key.
+pub const ERROR_CASES: Collection = Collection::new("coll.error_cases");
+/// Rounds by name, with their position in the iteration log.
+pub const ROUNDS: Collection = Collection::new("coll.rounds");
+/// Timeline events by task id, a NUL, and the big-endian line number.
+pub const TIMELINE_EVENTS: Collection = Collection::new("coll.timeline_events");
+
+fn read_text(path: &Path) -> CmdResult<String> {
+    let bytes = std::fs::read(path).map_err(|e| {
+        CommandError::new(ErrorKind::InvalidInput, format!("cannot read '{}': {e}", path.display()))
+    })?;
+    String::from_utf8(bytes).map_err(|e| {
+        CommandError::new(
+            ErrorKind::InvalidInput,
+            format!("'{}' is not UTF-8 text: {e}", path.display()),
+        )
+    })
+}
+
+fn report(kind: &str, added: usize, unchanged: usize, diags: &[parse::Diagnostic]) -> CmdResult {
+    let mut out = format!("{kind}: {added} added or changed, {unchanged} unchanged\n");
+    for d in diags {
+        let _ = writeln!(out, "skipped {d}");
+    }
+    print(&out)?;
+    ok()
+}
+
+pub fn import_errors(root: Option<&Path>, files: &[PathBuf]) -> CmdResult {
+    let store = open(root)?;
+    let mut parsed = Vec::new();
+    let mut diags = Vec::new();
+    for f in files {
+        let (cases, d) = parse::parse_error_registry(&read_text(f)?, &f.display().to_string());
+        parsed.extend(cases);
+        diags.extend(d);
+    }
+    let mut w = store.write()?;
+    let (mut added, mut unchanged) = (0, 0);
+    for case in &parsed {
+        if w.put_item(ERROR_CASES, case.case_hash.as_bytes(), case)? {
+            added += 1;
+        } else {
+            unchanged += 1;
+        }
+    }
+    w.commit()?;
+    report("error cases", added, unchanged, &diags)
+}
+
+pub fn import_rounds(root: Option<&Path>, files: &[PathBuf]) -> CmdResult {
+    let store = open(root)?;
+    let mut w = store.write()?;
+    let existing = w.items::<(u32, Round)>(ROUNDS)?;
+    let mut next_seq = existing.iter().map(|(_, (s, _))| s + 1).max().unwrap_or(0);
+    let seq_of: BTreeMap<Vec<u8>, u32> = existing.into_iter().map(|(k, (s, _))| (k, s)).collect();
+    let (mut added, mut unchanged) = (0, 0);
+    let mut diags = Vec::new();
+    for f in files {
+        let (rounds, d) = parse::parse_iteration_log(&read_text(f)?, &f.display().to_string());
+        diags.extend(d);
+        for r in rounds {
+            // A round keeps the position it was first seen at, so re-imports and later
+            // extensions of the log keep the log's order.
+            let seq = seq_of.get(r.round.as_bytes()).copied().unwrap_or_else(|| {
+                next_seq += 1;
+                next_seq - 1
+            });
+            if w.put_item(ROUNDS, r.round.as_bytes(), &(seq, r.clone()))? {
+                added += 1;
+            } else {
+                unchanged += 1;
+            }
+        }
+    }
+    w.commit()?;
+    report("rounds", added, unchanged, &diags)
+}
+
+/// The timeline files under `dir`: its own `.task_timeline.jsonl`, or those of its subfolders.
+fn timeline_files(dir: &Path) -> CmdResult<Vec<PathBuf>> {
+    let own = dir.join(".task_timeline.jsonl");
+    if own.is_file() {
+        return Ok(vec![own]);
+    }
+    let entries = std::fs::read_dir(dir).map_err(|e| {
+        CommandError::new(
+            ErrorKind::InvalidInput,
+            format!("cannot read the directory '{}': {e}", dir.display()),
+        )
+    })?;
+    let mut out: Vec<PathBuf> = entries
+        .filter_map(Result::ok)
+        .map(|e| e.path().join(".task_timeline.jsonl"))
+        .filter(|p| p.is_file())
+        .collect();
+    out.sort();
+    if out.is_empty() {
+        return Err(CommandError::new(
+            ErrorKind::InvalidInput,
+            format!("no .task_timeline.jsonl in '{}' or its subfolders", dir.display()),
+        ));
+    }
+    Ok(out)
+}
+
+fn event_key(task: &str, line: u32) -> Vec<u8> {
+    let mut k = task.as_bytes().to_vec();
+    k.push(0);
+    k.extend_from_slice(&line.to_be_bytes());
+    k
+}
+
+pub fn import_timelines(root: Option<&Path>, dirs: &[PathBuf]) -> CmdResult {
+    let store = open(root)?;
+    let mut w = store.write()?;
+    let (mut added, mut unchanged) = (0, 0);
+    let mut diags = Vec::new();
+    for dir in dirs {
+        for file in timeline_files(dir)? {
+            let folder =
+                file.parent().and_then(|p| p.file_name()).and_then(|n| n.to_str()).unwrap_or("");
+            let task = folder.to_string();
+            let (events, d) =
+                parse::parse_timeline(&read_text(&file)?, &file.display().to_string(), &task);
+            diags.extend(d);
+            let mut prefix = task.as_bytes().to_vec();
+            prefix.push(0);
+            let before: Vec<TimelineEvent> =
+                task_events(&w.items::<TimelineEvent>(TIMELINE_EVENTS)?, &task);
+            if before == events {
+                unchanged += 1;
+                continue;
+            }
+            w.remove_items_with_prefix(TIMELINE_EVENTS, &prefix)?;
+            for e in &events {
+                w.put_item(TIMELINE_EVENTS, &event_key(&task, e.line), e)?;
+            }
+            added += 1;
+        }
+    }
+    w.commit()?;
+    report("task timelines", added, unchanged, &diags)
+}
+
+fn task_events(items: &[(Vec<u8>, TimelineEvent)], task: &str) -> Vec<TimelineEvent> {
+    items.iter().filter(|(_, e)| e.task_id == task).map(|(_, e)| e.clone()).collect()
+}
+
+fn open(root: Option<&Path>) -> CmdResult<Store> {
+    let root = root::find(root)?;
+    root::open(&root)
+}
+
+/// What the figures need from the store.
+struct Data {
+    cases: Vec<ErrorCase>,
+    rounds: Vec<Round>,
+    tasks: Vec<(String, Vec<TimelineEvent>)>,
+}
+
+fn load(txn: &ReadTxn) -> CmdResult<Data> {
+    let cases = txn.items::<ErrorCase>(ERROR_CASES)?.into_iter().map(|(_, c)| c).collect();
+    let mut rounds: Vec<(u32, Round)> = txn.items(ROUNDS)?.into_iter().map(|(_, r)| r).collect();
+    rounds.sort_by_key(|(seq, _)| *seq);
+    let mut tasks: BTreeMap<String, Vec<TimelineEvent>> = BTreeMap::new();
+    for (_, e) in txn.items::<TimelineEvent>(TIMELINE_EVENTS)? {
+        tasks.entry(e.task_id.clone()).or_default().push(e);
+    }
+    Ok(Data {
+        cases,
+        rounds: rounds.into_iter().map(|(_, r)| r).collect(),
+        tasks: tasks.into_iter().collect(),
+    })
+}
+
+fn require_registry(d: &Data) -> CmdResult<()> {
+    if d.cases.is_empty() {
+        return Err(CommandError::new(ErrorKind::Usage, "the store holds no error cases")
+            .hint("run 'evokb errors import results/error_registry.jsonl' (and 'evokb rounds import results/iteration_log.jsonl')"));
+    }
+    Ok(())
+}
+
+fn rate(r: Option<f64>) -> String {
+    r.map_or_else(|| "-".to_string(), |r| format!("{r:.4}"))
+}
+
+/// Prints rows as an aligned table, CSV, or the JSON value.
+fn emit(
+    format: Format,
+    json_value: serde_json::Value,
+    headers: &[&str],
+    rows: &[Vec<String>],
+) -> CmdResult {
+    match format {
+        Format::Json => print_json(&json_value)?,
+        Format::Csv => {
+            let mut out = String::new();
+            for row in std::iter::once(headers.iter().map(|h| h.to_string()).collect::<Vec<_>>())
+                .chain(rows.iter().cloned())
+            {
+                let cells: Vec<String> = row.iter().map(|c| csv_cell(c)).collect();
+                let _ = writeln!(out, "{}", cells.join(","));
+            }
+            print(&out)?;
+        }
+        Format::Table => print(&table(headers, rows))?,
+    }
+    ok()
+}
+
+fn csv_cell(c: &str) -> String {
+    if c.contains([',', '"', '\n', '\r']) {
+        format!("\"{}\"", c.replace('"', "\"\""))
+    } else {
+        c.to_string()
+    }
+}
+
+fn table(headers: &[&str], rows: &[Vec<String>]) -> String {
+    let mut widths: Vec<usize> = headers.iter().map(|h| h.chars().count()).collect();
+    for row in rows {
+        for (i, c) in row.iter().enumerate() {
+            if let Some(w) = widths.get_mut(i) {
+                *w = (*w).max(c.chars().count());
+            }
+        }
+    }
+    let mut out = String::new();
+    let line = |cells: &mut dyn Iterator<Item = &str>, out: &mut String| {
+        let parts: Vec<String> =
+            cells.zip(&widths).map(|(c, w)| format!("{c:<w$}", w = *w)).collect();
+        let _ = writeln!(out, "{}", parts.join("  ").trim_end());
+    };
+    line(&mut headers.iter().copied(), &mut out);
+    for row in rows {
+        line(&mut row.iter().map(String::as_str), &mut out);
+    }
+    out
+}
+
+fn to_json<T: Serialize>(v: &T) -> serde_json::Value {
+    serde_json::to_value(v).unwrap_or(serde_json::Value::Null)
+}
+
+pub fn transitions(
+    root: Option<&Path>,
+    from: Option<&str>,
+    to: Option<&str>,
+    format: Format,
+) -> CmdResult {
+    let store = open(root)?;
+    let d = load(&store.read()?)?;
+    require_registry(&d)?;
+    let rows = figures::transitions(&d.cases, &d.rounds, from, to)
+        .map_err(|e| CommandError::new(ErrorKind::Usage, e.to_string()))?;
+    let table_rows: Vec<Vec<String>> = rows
+        .iter()
+        .map(|t| {
+            vec![
+                t.from.clone(),
+                t.to.clone(),
+                t.persistent.to_string(),
+                t.new_fail.to_string(),
+                t.new_fix.to_string(),
+            ]
+        })
+        .collect();
+    emit(format, to_json(&rows), &["from", "to", "persistent", "new_fail", "new_fix"], &table_rows)
+}
+
+pub fn recurrence(
+    root: Option<&Path>,
+    after: Option<AfterArg>,
+    map: Option<&Path>,
+    format: Format,
+) -> CmdResult {
+    let store = open(root)?;
+    let txn = store.read()?;
+    let d = load(&txn)?;
+    match (after, map) {
+        (None, _) => {
+            require_registry(&d)?;
+            let r = figures::recurrence(&d.cases);
+            let rows = vec![vec![
+                r.failing_cases.to_string(),
+                r.recurring_cases.to_string(),
+                rate(r.rate),
+            ]];
+            emit(format, to_json(&r), &["failing_cases", "recurring_cases", "rate"], &rows)
+        }
+        (Some(AfterArg::Fix), _) => {
+            require_registry(&d)?;
+            let r = figures::recurrence_after_fix(&d.cases, &d.rounds);
+            let rows = vec![vec![
+                r.fixed.to_string(),
+                r.recurred.to_string(),
+                r.unexercised.to_string(),
+                rate(r.rate),
+            ]];
+            emit(format, to_json(&r), &["fixed", "recurred", "unexercised", "rate"], &rows)
+        }
+        (Some(AfterArg::Injection), None) => {
+            require_registry(&d)?;
+            let r = figures::recurrence_after_injection(&d.cases, &d.rounds);
+            let rows: Vec<Vec<String>> = r
+                .iter()
+                .map(|a| {
+                    vec![
+                        a.pattern.clone(),
+                        a.injected_at.clone(),
+                        a.cases.to_string(),
+                        a.recurred.to_string(),
+                        rate(a.rate),
+                    ]
+                })
+                .collect();
+            emit(
+                format,
+                to_json(&r),
+                &["pattern", "injected_at", "cases", "recurred", "rate"],
+                &rows,
+            )
+        }
+        (Some(AfterArg::Injection), Some(map)) => {
+            let (links, points) = read_mapping(map, &txn)?;
+            let r =
+                figures::recurrence_after_entries(&links, &points, &d.cases, &d.rounds, &d.tasks)
+                    .map_err(|e| CommandError::new(ErrorKind::Usage, e.to_string()))?;
+            let rows: Vec<Vec<String>> = r
+                .iter()
+                .map(|a| {
+                    vec![
+                        a.entry_id.clone(),
+                        format!("{}:{}", a.class_kind, a.class),
+                        a.injected_at.clone(),
+                        a.cases.to_string(),
+                        a.recurred.to_string(),
+                        rate(a.rate),
+                    ]
+                })
+                .collect();
+            emit(
+                format,
+                to_json(&r),
+                &["entry", "class", "injected_at", "cases", "recurred", "rate"],
+                &rows,
+            )
+        }
+    }
+}
+
+/// One line of an entry ↔ error-class mapping file.
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct MappingRow {
+    entry: String,
+    pattern: Option<String>,
+    verdict: Option<String>,
+    round: Option<String>,
+    merged_at: Option<String>,
+    #[serde(default)]
+    first_hit: bool,
+}
+
+/// Reads the mapping: a JSON array of `{entry, pattern|verdict, round|merged_at|first_hit}`.
+/// First hits come from the search events in the store that carry a task id.
+fn read_mapping(
+    path: &Path,
+    txn: &ReadTxn,
+) -> CmdResult<(Vec<EntryLink>, BTreeMap<String, InjectionPoint>)> {
+    let text = read_text(path)?;
+    let rows: Vec<MappingRow> = serde_json::from_str(&text).map_err(|e| {
+        CommandError::new(
+            ErrorKind::InvalidInput,
+            format!("{}:{}: {e}; expected a JSON array of {{\"entry\", \"pattern\" or \"verdict\", \"round\", \"merged_at\" or \"first_hit\": true}}", path.display(), e.line()),
+        )
+    })?;
+    let hits = first_hits(txn)?;
+    let mut links = Vec::new();
+    let mut points = BTreeMap::new();
+    for (i, row) in rows.into_iter().enumerate() {
+        let bad = |msg: &str| {
+            CommandError::new(
+                ErrorKind::InvalidInput,
+                format!("{}: mapping row {}: {msg}", path.display(), i + 1),
+            )
+        };
+        let class = match (row.pattern, row.verdict) {
+            (Some(p), None) => ErrorClass::Pattern(p),
+            (None, Some(v)) => ErrorClass::Verdict(v),
+            _ => return Err(bad("expected exactly one of \"pattern\" and \"verdict\"")),
+        };
+        let point = match (row.round, row.merged_at, row.first_hit) {
+            (Some(r), None, false) => InjectionPoint::Round(r),
+            (None, Some(t), false) => InjectionPoint::MergedAt(t),
+            (None, None, true) => {
+                InjectionPoint::FirstHit(hits.get(&row.entry).cloned().unwrap_or_default())
+            }
+            _ => {
+                return Err(bad(
+                    "expected exactly one of \"round\", \"merged_at\" and \"first_hit\": true",
+                ))
+            }
+        };
+        points.insert(row.entry.clone(), point);
+        links.push(EntryLink { entry_id: row.entry, class });
+    }
+    Ok((links, points))
+}
+
+/// The first hit of each entry in each task: entry → task → ts, from search events that carry
+/// a `task` field.
+pub fn first_hits(txn: &ReadTxn) -> CmdResult<BTreeMap<String, BTreeMap<String, String>>> {
+    let mut out: BTreeMap<String, BTreeMap<String, String>> = BTreeMap::new();
+    for rec in txn.records()? {
+        if rec.kind != Kind::SearchEvent {
+            continue;
+        }
+        let Some(line) = rec.field("json") else { continue };
+        let Ok(v) = serde_json::from_str::<serde_json::Value>(line) else { continue };
+        let (Some(ts), Some(task)) =
+            (v["ts"].as_str(), v["task"].as_str().or(v["task_id"].as_str()))
+        else {
+            continue;
+        };
+        for id in v["returned"].as_array().into_iter().flatten().filter_map(|x| x.as_str()) {
+            let slot = out
+                .entry(id.to_string())
+                .or_default()
+                .entry(task.to_string())
+                .or_insert_with(|| ts.to_string());
+            if ts < slot.as_str() {
+                *slot = ts.to_string();
+            }
+        }
+    }
+    Ok(out)
+}
+
+pub fn metrics(root: Option<&Path>, format: Format) -> CmdResult {
+    let store = open(root)?;
+    let d = load(&store.read()?)?;
+    if d.tasks.is_empty() {
+        return Err(CommandError::new(ErrorKind::Usage, "the store holds no task timelines")
+            .hint("run 'evokb timeline import DIR' first"));
+    }
+    let m = timeline::metrics(&d.tasks);
+    let registry = (!d.cases.is_empty()).then(|| figures::recurrence(&d.cases));
+    let mut value = to_json(&m);
+    if let (Some(obj), Some(r)) = (value.as_object_mut(), &registry) {
+        obj.insert("registry_recurrence".into(), to_json(r));
+    }
+    let mut rows = vec![
+        vec!["tasks".into(), m.tasks.to_string()],
+        vec![
+            "first_pass_rate".into(),
+            format!(
+                "{} ({}/{} tasks)",
+                rate(m.first_pass_rate.rate),
+                m.first_pass_rate.passed,
+                m.first_pass_rate.tasks
+            ),
+        ],
+        vec![
+            "recurrence_rate".into(),
+            format!(
+                "{} ({}/{} failure modes)",
+                rate(m.recurrence.rate),
+                m.recurrence.recurring_modes,
+                m.recurrence.failure_modes
+            ),
+        ],
+        vec![
+            "design_revision_avg".into(),
+            format!(
+                "{} ({} revisions)",
+                rate(m.design_revision_avg.avg),
+                m.design_revision_avg.revisions
+            ),
+        ],
+    ];
+    if let Some(r) = &registry {
+        rows.push(vec![
+            "registry_recurrence".into(),
+            format!("{} ({}/{} cases)", rate(r.rate), r.recurring_cases, r.failing_cases),
+        ]);
+    }
+    for (stage, p) in &m.stage_duration_profile {
+        rows.push(vec![
+            format!("stage {stage} duration_s"),
+            format!(
+                "n={} mean={} median={} p90={} total={}",
+                p.n, p.mean, p.median, p.p90, p.total
+            ),
+        ]);
+    }
+    for (stage, a) in &m.attempts_per_stage {
+        rows.push(vec![
+            format!("stage {stage} attempts"),
+            format!(
+                "{} starts, {} fails over {} tasks (mean {})",
+                a.starts,
+                a.fails,
+                a.tasks,
+                rate(a.mean)
+            ),
+        ]);
+    }
+    emit(format, value, &["metric", "value"], &rows)
+}
+
+pub fn timeline_summary(root: Option<&Path>, task: &str, json_out: bool) -> CmdResult {
+    let store = open(root)?;
+    let d = load(&store.read()?)?;
+    let Some((_, events)) = d.tasks.iter().find(|(t, _)| t == task) else {
+        let known: Vec<&str> = d.tasks.iter().map(|(t, _)| t.as_str()).take(5).collect();
+        return Err(CommandError::new(ErrorKind::Usage, format!("no timeline for task '{task}'"))
+            .hint(format!(
+                "tasks in the store: {}",
+                if known.is_empty() { "none".into() } else { known.join(", ") }
+            )));
+    };
+    let summary = timeline::timeline_summary(events, &format!("{task}/.task_timeline.jsonl"));
+    let value = to_json(&summary);
+    if json_out {
+        print_json(&value)?;
+    } else {
+        let mut out = String::new();
+        let _ = writeln!(
+            out,
+            "task {task}: {} events, {} dispatches, elapsed {} s",
+            summary.events_total,
+            summary.dispatches,
+            summary.elapsed_s.map_or("-".into(), |e| e.to_string())
+        );
+        for s in &summary.stages {
+            let _ = writeln!(
+                out,
+                "  stage {} {:<28} attempts {} completed {} failed {} total {} s",
+                s.stage,
+                s.subagent.clone().unwrap_or_default(),
+                s.attempts,
+                s.completed,
+                s.failed,
+                s.duration_s_total.map_or("-".into(), |t| t.to_string())
+            );
+        }
+        for f in &summary.failures {
+            let _ = writeln!(
+                out,
+                "  fail stage {} {} at {}",
+                f.stage,
+                f.verdict.clone().unwrap_or_default(),
+                f.ts.clone().unwrap_or_default()
+            );
+        }
+        print(&out)?;
+    }
+    ok()
+}
+
+pub fn chart_recurrence(root: Option<&Path>, svg: &Path) -> CmdResult {
+    let store = open(root)?;
+    let d = load(&store.read()?)?;
+    require_registry(&d)?;
+    let text = chart::recurrence_svg(&d.cases, &d.rounds)
+        .map_err(|e| CommandError::new(ErrorKind::Store, e.to_string()))?;
+    write_svg(svg, &text)
+}
+
+pub fn chart_hits(root: Option<&Path>, svg: &Path) -> CmdResult {
+    let store = open(root)?;
+    let txn = store.read()?;
+    // Hits per entry per day, from the search events.
+    let mut per_entry: BTreeMap<String, BTreeMap<String, u64>> = BTreeMap::new();
+    for rec in txn.records()? {
+        if rec.kind != Kind::SearchEvent {
+            continue;
+        }
+        let Some(v) =
+            rec.field("json").and_then(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+        else {
+            continue;
+        };
+        let day: String = v["ts"].as_str().unwrap_or("").chars().take(10).collect();
+        if day.len() != 10 {
+            continue;
+        }
+        for id in v["returned"].as_array().into_iter().flatten().filter_map(|x| x.as_str()) {
+            *per_entry.entry(id.to_string()).or_default().entry(day.clone()).or_insert(0) += 1;
+        }
+    }
+    if per_entry.is_empty() {
+        return Err(CommandError::new(
+            ErrorKind::Usage,
+            "the store holds no search events with hits",
+        )
+        .hint("run 'evokb import' on a knowledge base with a kb_search_log.jsonl"));
+    }
+    // The busiest entries keep the chart readable.
+    let mut series: Vec<(String, Vec<(String, u64)>)> =
+        per_entry.into_iter().map(|(id, days)| (id, days.into_iter().collect())).collect();
+    series.sort_by_key(|(id, days)| {
+        (std::cmp::Reverse(days.iter().map(|(_, n)| n).sum::<u64>()), id.clone())
+    });
+    series.truncate(8);
+    let text =
+        chart::hits_svg(&series).map_err(|e| CommandError::new(ErrorKind::Store, e.to_string()))?;
+    write_svg(svg, &text)
+}
+
+fn write_svg(path: &Path, text: &str) -> CmdResult {
+    std::fs::write(path, text).map_err(|e| {
+        CommandError::new(ErrorKind::Store, format!("cannot write '{}': {e}", path.display()))
+    })?;
+    print(&format!("wrote {}\n", path.display()))?;
+    ok()
+}
+
+/// The values the `stats.md` metrics table (§3) shows for the timelines in the store, by the
+/// row's `指标` key; empty when the store has no timelines.
+pub fn metric_row_values(txn: &ReadTxn) -> CmdResult<Vec<(&'static str, String)>> {
+    let d = load(txn)?;
+    if d.tasks.is_empty() {
+        return Ok(Vec::new());
+    }
+    let m = timeline::metrics(&d.tasks);
+    let n = m.tasks;
+    let profile: Vec<String> = m
+        .stage_duration_profile
+        .iter()
+        .map(|(s, p)| format!("S{s}: median {} s, mean {} s (n={})", p.median, p.mean, p.n))
+        .collect();
+    let mut out = vec![
+        (
+            "first_pass_rate",
+            format!(
+                "{}（{}/{}，evokb 由 {n} 条 timeline 计算）",
+                rate(m.first_pass_rate.rate),
+                m.first_pass_rate.passed,
+                m.first_pass_rate.tasks
+            ),
+        ),
+        (
+            "同类错误复发率",
+            format!(
+                "{}（{}/{} 失败模式跨任务复发，evokb 由 timeline 计算）",
+                rate(m.recurrence.rate),
+                m.recurrence.recurring_modes,
+                m.recurrence.failure_modes
+            ),
+        ),
+        (
+            "design_revision_avg",
+            format!("{}（n={n}，evokb 由 timeline 计算）", rate(m.design_revision_avg.avg)),
+        ),
+        ("stage_duration_profile", profile.join(" / ")),
+    ];
+    out.retain(|(_, v)| !v.is_empty());
+    Ok(out)
+}
