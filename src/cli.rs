@@ -73,6 +73,14 @@ pub enum Command {
         /// Read the entries from this file instead of standard input
         source: Option<PathBuf>,
     },
+    /// Find entries by facets, from the facet index (repeat a flag to OR, combine flags to AND)
+    Query {
+        #[command(flatten)]
+        facets: FacetArgs,
+        /// Print a JSON array of {id, kind, title, file, line, family, apis, dtype, device, status}
+        #[arg(long)]
+        json: bool,
+    },
     /// List records, optionally of one kind
     List {
         /// Only records of this kind
@@ -255,4 +263,50 @@ pub enum ChartCmd {
         #[arg(long, value_name = "FILE")]
         svg: PathBuf,
     },
+}
+
+/// Facet filters shared by `query` and `search`.
+#[derive(Debug, Clone, Default, clap::Args)]
+pub struct FacetArgs {
+    /// Entries of this operator family (`[attention, expert]` lists)
+    #[arg(long, value_name = "F")]
+    pub family: Vec<String>,
+    /// Entries naming this API
+    #[arg(long, value_name = "A")]
+    pub api: Vec<String>,
+    /// Entries for this dtype
+    #[arg(long, value_name = "D")]
+    pub dtype: Vec<String>,
+    /// Entries for this device
+    #[arg(long, value_name = "X")]
+    pub device: Vec<String>,
+    /// Entries of this front-matter kind (pattern, trap, case, constant)
+    #[arg(long, value_name = "K")]
+    pub kind: Vec<String>,
+    /// Entries with this status (verified, stale, overturned)
+    #[arg(long, value_name = "S")]
+    pub status: Vec<String>,
+    /// Entries whose id starts with P
+    #[arg(long, value_name = "P")]
+    pub id_prefix: Vec<String>,
+}
+
+impl FacetArgs {
+    /// The store filter these flags describe.
+    pub fn filter(&self) -> evokb_store::Filter {
+        let mut facets = std::collections::BTreeMap::new();
+        for (name, values) in [
+            ("family", &self.family),
+            ("apis", &self.api),
+            ("dtype", &self.dtype),
+            ("device", &self.device),
+            ("kind", &self.kind),
+            ("status", &self.status),
+        ] {
+            if !values.is_empty() {
+                facets.insert(name.to_string(), values.clone());
+            }
+        }
+        evokb_store::Filter { facets, id_prefixes: self.id_prefix.clone() }
+    }
 }

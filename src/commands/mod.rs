@@ -21,6 +21,7 @@ pub fn run(cli: &Cli) -> CmdResult {
         Command::Set { id, field, value, kind } => records::set(root, id, *kind, field, value),
         Command::Add { file, source } => records::add(root, file, source.as_deref()),
         Command::List { kind, json } => records::list(root, *kind, *json),
+        Command::Query { facets, json } => records::query(root, &facets.filter(), *json),
         Command::Errors(ImportOnly::Import { files }) => analytics::import_errors(root, files),
         Command::Rounds(ImportOnly::Import { files }) => analytics::import_rounds(root, files),
         Command::Timeline(TimelineCmd::Import { dirs }) => analytics::import_timelines(root, dirs),

@@ -145,3 +145,33 @@ pub fn list(root: Option<&Path>, kind: Option<Kind>, json_out: bool) -> CmdResul
     }
     ok()
 }
+
+pub fn query(root: Option<&Path>, filter: &evokb_store::Filter, json_out: bool) -> CmdResult {
+    let root = root::find(root)?;
+    let store = root::open(&root)?;
+    let rows = store.read()?.query(filter)?;
+    if json_out {
+        let value = serde_json::to_value(&rows).unwrap_or(serde_json::Value::Null);
+        print_json(&value)?;
+        return ok();
+    }
+    let mut out = String::new();
+    for r in &rows {
+        let file = r.file.rsplit('/').next().unwrap_or(&r.file);
+        let title: String = r.title.chars().take(60).collect();
+        let _ = writeln!(
+            out,
+            "{:<40} {:<9} {:<10} {:<28} {}:{}  {}",
+            r.id,
+            r.kind,
+            r.status,
+            r.family.join(","),
+            file,
+            r.line,
+            title
+        );
+    }
+    let _ = writeln!(out, "{} entr{}", rows.len(), if rows.len() == 1 { "y" } else { "ies" });
+    print(&out)?;
+    ok()
+}

@@ -126,7 +126,7 @@ impl Store {
         let mut pause = Duration::from_millis(1);
         loop {
             match self.db.try_begin_write() {
-                Ok(txn) => return Ok(WriteTxn { txn }),
+                Ok(txn) => return Ok(WriteTxn { txn, dirty: Default::default() }),
                 Err(redb::TransactionError::WouldBlock) => {
                     let waited = start.elapsed();
                     if waited >= self.lock_wait {
@@ -156,6 +156,8 @@ pub struct ReadTxn {
 /// A write transaction: nothing is visible to others, or on disk, until [`WriteTxn::commit`].
 pub struct WriteTxn {
     txn: redb::WriteTransaction,
+    /// Files whose records or layout changed: their index rows are rebuilt at commit.
+    dirty: std::collections::BTreeSet<String>,
 }
 
 fn corrupted(table: &'static str, key: impl Into<String>, detail: String) -> StoreError {
@@ -259,6 +261,21 @@ macro_rules! read_methods {
             Ok(u32::from_be_bytes(bytes))
         }
 
+        /// The entries that pass `filter`, answered from the facet index, sorted by file,
+        /// line and id.
+        pub fn query(
+            &self,
+            filter: &crate::query::Filter,
+        ) -> Result<Vec<crate::query::QueryRow>, StoreError> {
+            let rows = match self.txn.open_table(crate::query::ROWS) {
+                Ok(t) => t,
+                Err(redb::TableError::TableDoesNotExist(_)) => return Ok(Vec::new()),
+                Err(err) => return Err(err.into()),
+            };
+            let facets = self.txn.open_table(crate::query::FACETS)?;
+            crate::query::run(&rows, &facets, filter)
+        }
+
         /// The number of records of each kind (kinds without records are left out).
         pub fn counts(&self) -> Result<BTreeMap<Kind, u64>, StoreError> {
             let mut counts = BTreeMap::new();
@@ -351,21 +368,41 @@ impl WriteTxn {
         self.txn.open_table(RECORD_SYNC)?;
         self.txn.open_table(FILES)?;
         self.txn.open_table(FILE_SYNC)?;
+        self.txn.open_table(crate::query::ROWS)?;
+        self.txn.open_table(crate::query::FACETS)?;
+        self.txn.open_table(crate::query::BY_FILE)?;
         let mut meta = self.txn.open_table(META)?;
         meta.insert(FORMAT_KEY, STORE_FORMAT.to_be_bytes().as_slice())?;
+        Ok(())
+    }
+
+    /// Rebuilds the facet index of every file, for example after an upgrade.
+    pub fn rebuild_index(&mut self) -> Result<(), StoreError> {
+        for layout in self.files()? {
+            self.dirty.insert(layout.path);
+        }
         Ok(())
     }
 
     /// Inserts or replaces a record under its case hash.
     pub fn put_record(&mut self, rec: &Record) -> Result<(), StoreError> {
         let mut table = self.txn.open_table(RECORDS)?;
-        table.insert(rec.case_hash().0, codec::encode(rec).as_slice())?;
+        if let Some(old) = table.insert(rec.case_hash().0, codec::encode(rec).as_slice())? {
+            if let Ok(old) = codec::decode::<Record>(old.value()) {
+                self.dirty.insert(old.file);
+            }
+        }
+        self.dirty.insert(rec.file.clone());
         Ok(())
     }
 
     /// Removes a record and its sync mark. Returns whether it existed.
     pub fn delete_record(&mut self, key: &CaseHash) -> Result<bool, StoreError> {
-        let existed = self.txn.open_table(RECORDS)?.remove(key.0)?.is_some();
+        let old = self.txn.open_table(RECORDS)?.remove(key.0)?.map(|v| v.value().to_vec());
+        let existed = old.is_some();
+        if let Some(rec) = old.and_then(|b| codec::decode::<Record>(&b).ok()) {
+            self.dirty.insert(rec.file);
+        }
         self.txn.open_table(RECORD_SYNC)?.remove(key.0)?;
         Ok(existed)
     }
@@ -380,6 +417,7 @@ impl WriteTxn {
     pub fn put_file(&mut self, layout: &FileLayout) -> Result<(), StoreError> {
         let mut table = self.txn.open_table(FILES)?;
         table.insert(layout.path.as_str(), codec::encode(layout).as_slice())?;
+        self.dirty.insert(layout.path.clone());
         Ok(())
     }
 
@@ -387,6 +425,7 @@ impl WriteTxn {
     pub fn delete_file(&mut self, path: &str) -> Result<(), StoreError> {
         self.txn.open_table(FILES)?.remove(path)?;
         self.txn.open_table(FILE_SYNC)?.remove(path)?;
+        self.dirty.insert(path.to_string());
         Ok(())
     }
 
@@ -435,7 +474,11 @@ impl WriteTxn {
     }
 
     /// Makes every change of the transaction durable, or none of them.
-    pub fn commit(self) -> Result<(), StoreError> {
+    pub fn commit(mut self) -> Result<(), StoreError> {
+        for path in std::mem::take(&mut self.dirty) {
+            let layout = self.file(&path)?;
+            crate::query::reindex_file(&self.txn, &path, layout.as_ref(), &|h| self.record(h))?;
+        }
         self.txn.commit()?;
         Ok(())
     }

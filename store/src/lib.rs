@@ -35,10 +35,12 @@
 pub mod codec;
 mod db;
 mod error;
+pub mod query;
 pub mod record;
 
 pub use db::{
     store_dir, Collection, ReadTxn, Store, WriteTxn, DB_FILE, DEFAULT_LOCK_WAIT, STORE_FORMAT,
 };
 pub use error::{BusyError, Error, OpenError, StoreError};
+pub use query::{Filter, QueryRow};
 pub use record::{hex, CaseHash, FileLayout, Kind, LayoutItem, Record, Segment, SyncMark};

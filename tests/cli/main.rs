@@ -7,6 +7,7 @@ mod support;
 mod analytics;
 mod malformed;
 mod props;
+mod query;
 mod roundtrip;
 mod snapshots;
 mod sync;

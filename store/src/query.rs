@@ -1,0 +1,301 @@
+//! The facet index: secondary tables that answer `evokb query` without scanning records.
+//!
+//! For every entry the index keeps a [`QueryRow`] (what a query prints) and one key per facet
+//! value, `facet \0 value \0 case_hash`, so a filter is a few prefix range scans and set
+//! operations. Facet values are parsed from the front-matter lists (`[attention, expert]`, or a
+//! yaml `- item` list) and lowercased, so `--family Attention` matches `[attention]`.
+//!
+//! The index is derived data: it is rebuilt for every file a write transaction touched, just
+//! before that transaction commits, so it can never disagree with the records it describes.
+//! It is not part of the digest.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use redb::{ReadableTable, TableDefinition};
+use serde::{Deserialize, Serialize};
+
+use crate::codec;
+use crate::error::StoreError;
+use crate::record::{CaseHash, FileLayout, Kind, LayoutItem, Record};
+
+/// Query rows by case hash.
+pub(crate) const ROWS: TableDefinition<[u8; 32], &[u8]> = TableDefinition::new("idx.query_rows");
+/// Facet keys: `facet \0 value \0 case_hash` → nothing.
+pub(crate) const FACETS: TableDefinition<&[u8], ()> = TableDefinition::new("idx.facets");
+/// Which rows each file holds: `path \0 case_hash` → nothing.
+pub(crate) const BY_FILE: TableDefinition<&[u8], ()> = TableDefinition::new("idx.by_file");
+
+/// The facets an entry can be filtered by, in output order.
+pub const FACET_NAMES: [&str; 7] = ["family", "apis", "dtype", "device", "kind", "status", "id"];
+
+/// What a query returns for one entry.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct QueryRow {
+    /// The entry id.
+    pub id: String,
+    /// The front-matter `kind` (pattern, trap, case, constant).
+    pub kind: String,
+    /// The first line of the body, without leading `#`.
+    pub title: String,
+    /// The file holding the entry.
+    pub file: String,
+    /// The entry's first line in that file.
+    pub line: u64,
+    /// Parsed `family` values.
+    pub family: Vec<String>,
+    /// Parsed `apis` values.
+    pub apis: Vec<String>,
+    /// Parsed `dtype` values.
+    pub dtype: Vec<String>,
+    /// Parsed `device` values.
+    pub device: Vec<String>,
+    /// The `status` value.
+    pub status: String,
+}
+
+/// A facet filter: values within a facet are ORed, facets are ANDed.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Filter {
+    /// Facet name → accepted values. Empty means no filter on that facet.
+    pub facets: BTreeMap<String, Vec<String>>,
+    /// Id prefixes, ORed.
+    pub id_prefixes: Vec<String>,
+}
+
+impl Filter {
+    /// Whether the filter accepts every entry.
+    pub fn is_empty(&self) -> bool {
+        self.facets.values().all(Vec::is_empty) && self.id_prefixes.is_empty()
+    }
+}
+
+/// Parses a front-matter value into list items: `[a, b]`, a yaml `- a` list, or one value.
+pub fn parse_list(value: &str) -> Vec<String> {
+    let v = value.trim();
+    let items: Vec<&str> =
+        if let Some(inner) = v.strip_prefix('[').and_then(|r| r.strip_suffix(']')) {
+            inner.split(',').collect()
+        } else if v.lines().any(|l| l.trim_start().starts_with("- ")) {
+            v.lines().filter_map(|l| l.trim_start().strip_prefix("- ")).collect()
+        } else {
+            vec![v]
+        };
+    items
+        .into_iter()
+        .map(|s| s.trim().trim_matches(|c| c == '"' || c == '\'').trim().to_string())
+        .filter(|s| !s.is_empty())
+        .collect()
+}
+
+/// The title of a body: its first non-blank line without leading `#` and spaces.
+pub fn title_of(body: &str) -> String {
+    body.lines()
+        .map(str::trim)
+        .find(|l| !l.is_empty())
+        .map(|l| l.trim_start_matches('#').trim().to_string())
+        .unwrap_or_default()
+}
+
+fn row_for(rec: &Record, line: u64) -> QueryRow {
+    let list = |k: &str| rec.field(k).map(parse_list).unwrap_or_default();
+    QueryRow {
+        id: rec.id.clone(),
+        kind: rec.field("kind").map(|v| v.trim().to_string()).unwrap_or_default(),
+        title: title_of(rec.body().unwrap_or("")),
+        file: rec.file.clone(),
+        line,
+        family: list("family"),
+        apis: list("apis"),
+        dtype: list("dtype"),
+        device: list("device"),
+        status: rec.field("status").map(|v| v.trim().to_string()).unwrap_or_default(),
+    }
+}
+
+fn facet_values(row: &QueryRow) -> Vec<(&'static str, String)> {
+    let mut out = Vec::new();
+    let mut push = |facet: &'static str, values: &[String]| {
+        for v in values {
+            out.push((facet, v.to_lowercase()));
+        }
+    };
+    push("family", &row.family);
+    push("apis", &row.apis);
+    push("dtype", &row.dtype);
+    push("device", &row.device);
+    push("kind", std::slice::from_ref(&row.kind));
+    push("status", std::slice::from_ref(&row.status));
+    out.push(("id", row.id.clone()));
+    out
+}
+
+fn facet_key(facet: &str, value: &str, hash: Option<&CaseHash>) -> Vec<u8> {
+    let mut k = Vec::with_capacity(facet.len() + value.len() + 34);
+    k.extend_from_slice(facet.as_bytes());
+    k.push(0);
+    k.extend_from_slice(value.as_bytes());
+    if let Some(h) = hash {
+        k.push(0);
+        k.extend_from_slice(&h.0);
+    }
+    k
+}
+
+fn file_key(path: &str, hash: &CaseHash) -> Vec<u8> {
+    let mut k = path.as_bytes().to_vec();
+    k.push(0);
+    k.extend_from_slice(&hash.0);
+    k
+}
+
+/// Rebuilds the index rows of one file from its layout and records (`layout` None: the file
+/// is gone and its rows are removed).
+pub(crate) fn reindex_file(
+    txn: &redb::WriteTransaction,
+    path: &str,
+    layout: Option<&FileLayout>,
+    get: &dyn Fn(&CaseHash) -> Result<Option<Record>, StoreError>,
+) -> Result<(), StoreError> {
+    let mut rows = txn.open_table(ROWS)?;
+    let mut facets = txn.open_table(FACETS)?;
+    let mut by_file = txn.open_table(BY_FILE)?;
+    let mut prefix = path.as_bytes().to_vec();
+    prefix.push(0);
+    let old: Vec<Vec<u8>> = by_file
+        .range(prefix.as_slice()..)?
+        .map_while(|r| match r {
+            Ok((k, _)) if k.value().starts_with(&prefix) => Some(Ok(k.value().to_vec())),
+            Ok(_) => None,
+            Err(e) => Some(Err(e)),
+        })
+        .collect::<Result<_, _>>()?;
+    for key in old {
+        let Ok(hash_bytes) = <[u8; 32]>::try_from(&key[prefix.len()..]) else { continue };
+        if let Some(bytes) = rows.remove(hash_bytes)? {
+            if let Ok(row) = codec::decode::<QueryRow>(bytes.value()) {
+                let h = CaseHash(hash_bytes);
+                for (f, v) in facet_values(&row) {
+                    facets.remove(facet_key(f, &v, Some(&h)).as_slice())?;
+                }
+            }
+        }
+        by_file.remove(key.as_slice())?;
+    }
+    let Some(layout) = layout else { return Ok(()) };
+    let mut line: u64 = 1;
+    for item in &layout.items {
+        match item {
+            LayoutItem::Prose(p) => line += p.matches('\n').count() as u64,
+            LayoutItem::Record(h) => {
+                let Some(rec) = get(h)? else { continue };
+                let text = rec.text();
+                if rec.kind == Kind::Entry {
+                    let row = row_for(&rec, line);
+                    for (f, v) in facet_values(&row) {
+                        facets.insert(facet_key(f, &v, Some(h)).as_slice(), ())?;
+                    }
+                    rows.insert(h.0, codec::encode(&row).as_slice())?;
+                    by_file.insert(file_key(path, h).as_slice(), ())?;
+                }
+                line += text.matches('\n').count() as u64;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Scans keys under `prefix` and returns the case hashes at their end.
+fn hashes_with_prefix(
+    table: &impl ReadableTable<&'static [u8], ()>,
+    prefix: &[u8],
+) -> Result<BTreeSet<[u8; 32]>, StoreError> {
+    let mut out = BTreeSet::new();
+    for row in table.range(prefix..)? {
+        let (k, _) = row?;
+        let key = k.value();
+        if !key.starts_with(prefix) {
+            break;
+        }
+        if key.len() >= 32 {
+            if let Ok(h) = <[u8; 32]>::try_from(&key[key.len() - 32..]) {
+                out.insert(h);
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// Answers a filter from the index tables, sorted by file, line and id.
+pub(crate) fn run(
+    rows: &impl ReadableTable<[u8; 32], &'static [u8]>,
+    facets: &impl ReadableTable<&'static [u8], ()>,
+    filter: &Filter,
+) -> Result<Vec<QueryRow>, StoreError> {
+    let mut selected: Option<BTreeSet<[u8; 32]>> = None;
+    let mut narrow = |set: BTreeSet<[u8; 32]>| {
+        selected = Some(match selected.take() {
+            Some(s) => s.intersection(&set).copied().collect(),
+            None => set,
+        });
+    };
+    for (facet, values) in &filter.facets {
+        if values.is_empty() {
+            continue;
+        }
+        let mut union = BTreeSet::new();
+        for v in values {
+            let mut prefix = facet_key(facet, &v.to_lowercase(), None);
+            prefix.push(0);
+            union.extend(hashes_with_prefix(facets, &prefix)?);
+        }
+        narrow(union);
+    }
+    if !filter.id_prefixes.is_empty() {
+        let mut union = BTreeSet::new();
+        for p in &filter.id_prefixes {
+            union.extend(hashes_with_prefix(facets, &facet_key("id", p, None))?);
+        }
+        narrow(union);
+    }
+    let mut out = Vec::new();
+    match selected {
+        Some(keys) => {
+            for k in keys {
+                if let Some(v) = rows.get(k)? {
+                    out.push(decode_row(&k, v.value())?);
+                }
+            }
+        }
+        None => {
+            for r in rows.iter()? {
+                let (k, v) = r?;
+                out.push(decode_row(&k.value(), v.value())?);
+            }
+        }
+    }
+    out.sort_by(|a, b| (&a.file, a.line, &a.id).cmp(&(&b.file, b.line, &b.id)));
+    Ok(out)
+}
+
+fn decode_row(key: &[u8; 32], bytes: &[u8]) -> Result<QueryRow, StoreError> {
+    codec::decode(bytes).map_err(|detail| StoreError::Corrupted {
+        table: "idx.query_rows",
+        key: crate::record::hex(key),
+        detail,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lists_parse_from_the_forms_in_the_data() {
+        assert_eq!(parse_list("[attention, expert]"), ["attention", "expert"]);
+        assert_eq!(parse_list("[ \"fp16\" , 'bf16' ,]"), ["fp16", "bf16"]);
+        assert_eq!(parse_list("910B2C"), ["910B2C"]);
+        assert_eq!(parse_list("\n  - T.copy\n  - T.vadd"), ["T.copy", "T.vadd"]);
+        assert!(parse_list("  ").is_empty());
+        assert_eq!(title_of("\n### 1.6 copy-floor ✅\n\nx"), "1.6 copy-floor ✅");
+    }
+}
