@@ -73,6 +73,32 @@ pub enum Command {
         /// Read the entries from this file instead of standard input
         source: Option<PathBuf>,
     },
+    /// Commit exactly the managed files evokb changed, as one evolution snapshot (never pushes)
+    Snapshot {
+        /// The task the evolution came from
+        #[arg(long, required_unless_present = "apply")]
+        task: Option<String>,
+        /// One-line summary for the commit message
+        #[arg(short = 'm', long = "message", required_unless_present = "apply")]
+        summary: Option<String>,
+        /// The queue items an approved apply merged (the message becomes `evolution: apply …`)
+        #[arg(long, value_name = "IDS", num_args = 1.., conflicts_with_all = ["task", "summary"])]
+        apply: Vec<String>,
+    },
+    /// Install git hooks
+    #[command(subcommand)]
+    Hooks(HooksCmd),
+    /// Merge base, ours and theirs of a managed file record by record (git merge driver)
+    MergeDriver {
+        /// The common ancestor's version (%O)
+        base: PathBuf,
+        /// Our version (%A), overwritten with the result
+        ours: PathBuf,
+        /// Their version (%B)
+        theirs: PathBuf,
+        /// The file's path in the repository (%P)
+        path: String,
+    },
     /// Find entries by facets, from the facet index (repeat a flag to OR, combine flags to AND)
     Query {
         #[command(flatten)]
@@ -309,4 +335,11 @@ impl FacetArgs {
         }
         evokb_store::Filter { facets, id_prefixes: self.id_prefix.clone() }
     }
+}
+
+/// `evokb hooks …`
+#[derive(Debug, Subcommand)]
+pub enum HooksCmd {
+    /// Write a pre-commit hook running `render --check` and lint errors
+    Install,
 }

@@ -4,6 +4,8 @@
 mod cli;
 mod commands;
 mod error;
+#[cfg(feature = "git")]
+mod git;
 mod root;
 
 use std::io::Write;

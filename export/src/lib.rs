@@ -12,6 +12,7 @@
 pub mod diag;
 pub mod error;
 pub mod layout;
+pub mod merge;
 pub mod mutate;
 pub mod parse;
 pub mod render;

@@ -1,12 +1,13 @@
 //! Command dispatch: one function per subcommand, each returning the exit code or an error.
 
 mod analytics;
+mod gitops;
 mod records;
 mod sync;
 
 use std::process::ExitCode;
 
-use crate::cli::{ChartCmd, Cli, Command, ImportOnly, StatsCmd, TimelineCmd};
+use crate::cli::{ChartCmd, Cli, Command, HooksCmd, ImportOnly, StatsCmd, TimelineCmd};
 use crate::error::CmdResult;
 
 /// Runs the parsed command line.
@@ -37,6 +38,13 @@ pub fn run(cli: &Cli) -> CmdResult {
         Command::Stats(StatsCmd::Metrics { out }) => analytics::metrics(root, out.format()),
         Command::Chart(ChartCmd::Recurrence { svg }) => analytics::chart_recurrence(root, svg),
         Command::Chart(ChartCmd::Hits { svg }) => analytics::chart_hits(root, svg),
+        Command::Snapshot { task, summary, apply } => {
+            gitops::snapshot(root, task.as_deref(), summary.as_deref(), apply)
+        }
+        Command::Hooks(HooksCmd::Install) => gitops::hooks_install(root),
+        Command::MergeDriver { base, ours, theirs, path } => {
+            gitops::merge_driver(base, ours, theirs, path)
+        }
         Command::GenCorpus { entries, seed, dir } => {
             evokb_export::synth::write_kb(dir, *entries, *seed)?;
             print(&format!(

@@ -17,7 +17,14 @@ pub fn init(root: Option<&Path>) -> CmdResult {
     let root = root::explicit_or_cwd(root)?;
     let dir = store_dir(&root);
     Store::create(&dir)?;
-    print(&format!("created an empty evokb store in {}\n", dir.display()))?;
+    let mut out = format!("created an empty evokb store in {}\n", dir.display());
+    if let Some(attributes) = super::gitops::register_merge_driver(&root)? {
+        out.push_str(&format!(
+            "registered the evokb merge driver in {} and the repository config\n",
+            attributes.display()
+        ));
+    }
+    print(&out)?;
     ok()
 }
 

@@ -5,6 +5,7 @@
 mod support;
 
 mod analytics;
+mod gitmerge;
 mod malformed;
 mod props;
 mod query;

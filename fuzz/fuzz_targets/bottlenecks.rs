@@ -1,0 +1,8 @@
+//! Fuzzes the bottleneck-patterns importer (`## BP_` sections):
+//! `parse_file(FileRole::Bottleneck, ..)` on arbitrary text; the invariants are in `src/lib.rs`.
+#![no_main]
+
+use evokb_export::layout::FileRole;
+use libfuzzer_sys::fuzz_target;
+
+fuzz_target!(|data: &[u8]| evokb_fuzz::check_bytes(FileRole::Bottleneck, data));

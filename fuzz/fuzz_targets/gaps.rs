@@ -1,0 +1,8 @@
+//! Fuzzes the capability-gaps importer (`### CG-` + yaml blocks):
+//! `parse_file(FileRole::Gaps, ..)` on arbitrary text; the invariants are in `src/lib.rs`.
+#![no_main]
+
+use evokb_export::layout::FileRole;
+use libfuzzer_sys::fuzz_target;
+
+fuzz_target!(|data: &[u8]| evokb_fuzz::check_bytes(FileRole::Gaps, data));
