@@ -80,14 +80,19 @@ pub fn render_all(txn: &ReadTxn) -> Result<Vec<RenderedFile>, RenderError> {
     Ok(out)
 }
 
-/// Writes `bytes` to `path` atomically: a temporary file in the same directory, fsynced, then
-/// renamed over the target, then the directory fsynced so the rename itself is durable.
-pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), RenderError> {
+/// Writes `bytes` to `path` atomically: a temporary file, fsynced, then renamed over the target,
+/// then the directory fsynced so the rename itself is durable. The temporary file goes in
+/// `tmp_dir` when given (the store's own directory, so a process killed mid-write never leaves a
+/// stray file in the knowledge base), else beside the target. `tmp_dir` must be on the same file
+/// system as `path`.
+pub fn write_atomic(path: &Path, bytes: &[u8], tmp_dir: Option<&Path>) -> Result<(), RenderError> {
     let io = |source| RenderError::Io { path: path.into(), source };
     let dir = path.parent().unwrap_or_else(|| Path::new("."));
     std::fs::create_dir_all(dir).map_err(io)?;
+    let tmp_parent = tmp_dir.unwrap_or(dir);
+    std::fs::create_dir_all(tmp_parent).map_err(io)?;
     let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("file");
-    let tmp = dir.join(format!(".{name}.evokb-tmp-{}", std::process::id()));
+    let tmp = tmp_parent.join(format!(".{name}.evokb-tmp-{}", std::process::id()));
     let result = (|| {
         let mut f = std::fs::File::create(&tmp)?;
         f.write_all(bytes)?;
@@ -104,4 +109,26 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), RenderError> {
         let _ = std::fs::remove_file(&tmp);
     }
     result.map_err(io)
+}
+
+/// Removes temporary files that killed processes left in `tmp_dir`: those whose process id no
+/// longer runs. Live writers' files are left alone.
+pub fn clean_stale_temporaries(tmp_dir: &Path) {
+    // Without /proc there is no cheap way to tell a live writer from a dead one: keep everything.
+    if !Path::new("/proc/self").exists() {
+        return;
+    }
+    let Ok(entries) = std::fs::read_dir(tmp_dir) else { return };
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let Some(name) = name.to_str() else { continue };
+        let Some(pid) = name.rsplit_once(".evokb-tmp-").and_then(|(_, p)| p.parse::<u32>().ok())
+        else {
+            continue;
+        };
+        let alive = pid == std::process::id() || Path::new(&format!("/proc/{pid}")).exists();
+        if !alive {
+            let _ = std::fs::remove_file(entry.path());
+        }
+    }
 }

@@ -435,8 +435,10 @@ pub fn render_in_place(
     if !refused.is_empty() {
         return Err(RenderError::EditedOnDisk { files: refused });
     }
+    let tmp_dir = evokb_store::store_dir(root).join("tmp");
+    crate::render::clean_stale_temporaries(&tmp_dir);
     for f in &to_write {
-        write_atomic(&root.join(&f.path), f.text.as_bytes())?;
+        write_atomic(&root.join(&f.path), f.text.as_bytes(), Some(&tmp_dir))?;
         report.written.push(f.path.clone());
     }
     let mut w = store.write()?;
@@ -459,7 +461,7 @@ pub fn render_to(out: &Path, store: &Store) -> Result<Vec<String>, RenderError> 
     let files = render_all(&store.read()?)?;
     let mut written = Vec::new();
     for f in &files {
-        write_atomic(&out.join(&f.path), f.text.as_bytes())?;
+        write_atomic(&out.join(&f.path), f.text.as_bytes(), None)?;
         written.push(f.path.clone());
     }
     Ok(written)

@@ -5,6 +5,7 @@
 mod support;
 
 mod analytics;
+mod crash;
 mod gitmerge;
 mod malformed;
 mod props;
