@@ -107,6 +107,23 @@ pub enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Search entries, bottleneck patterns, gaps and queue items; records a hit when results come back
+    Search {
+        /// The query words (Chinese, English or mixed)
+        #[arg(required = true, value_name = "QUERY")]
+        query: Vec<String>,
+        #[command(flatten)]
+        facets: FacetArgs,
+        /// How many results
+        #[arg(long, default_value_t = 8)]
+        top: usize,
+        /// The task searching, recorded with the hit
+        #[arg(long, value_name = "TASK_ID")]
+        task: Option<String>,
+        /// Print {query, results: [{id, source, title, path, facets, score, snippet}]}
+        #[arg(long)]
+        json: bool,
+    },
     /// List records, optionally of one kind
     List {
         /// Only records of this kind
@@ -257,6 +274,15 @@ pub enum StatsCmd {
         map: Option<PathBuf>,
         #[command(flatten)]
         out: FormatArgs,
+    },
+    /// Hits per entry from the search events, and the entries with none
+    Hits {
+        /// Only events at or after DATE (`2026-09-10` or a full UTC timestamp)
+        #[arg(long, value_name = "DATE")]
+        since: Option<String>,
+        /// Print {"entries": [{id, hits, last_hit_ts, last_hit_task}], "zero_hit": [ids]}
+        #[arg(long)]
+        json: bool,
     },
     /// North-star metrics from the task timelines
     Metrics {

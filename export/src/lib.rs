@@ -11,6 +11,7 @@
 
 pub mod diag;
 pub mod error;
+pub mod hits;
 pub mod layout;
 pub mod merge;
 pub mod mutate;

@@ -184,7 +184,7 @@ fn commit_change(
 /// Renders `layout` with `overrides` in place of (or in addition to) stored records, parses the
 /// result, and stores what the parser produced. Every record must come back with the text it
 /// was rendered from, so a value can never spill into its neighbours.
-fn commit_file(
+pub(crate) fn commit_file(
     w: &mut WriteTxn,
     layout: FileLayout,
     overrides: &HashMap<CaseHash, Record>,
@@ -313,7 +313,7 @@ pub fn add_entries(store: &Store, path: &str, text: &str) -> Result<MutationRepo
 }
 
 /// Makes sure a file's text ends with a line ending before something is appended to it.
-fn ensure_trailing_newline(
+pub(crate) fn ensure_trailing_newline(
     w: &mut WriteTxn,
     layout: &mut FileLayout,
     overrides: &mut HashMap<CaseHash, Record>,

@@ -3,6 +3,7 @@
 mod analytics;
 mod gitops;
 mod records;
+mod search;
 mod sync;
 
 use std::process::ExitCode;
@@ -23,6 +24,12 @@ pub fn run(cli: &Cli) -> CmdResult {
         Command::Add { file, source } => records::add(root, file, source.as_deref()),
         Command::List { kind, json } => records::list(root, *kind, *json),
         Command::Query { facets, json } => records::query(root, &facets.filter(), *json),
+        Command::Search { query, facets, top, task, json } => {
+            search::search(root, &query.join(" "), facets, *top, task.as_deref(), *json)
+        }
+        Command::Stats(StatsCmd::Hits { since, json }) => {
+            search::hits(root, since.as_deref(), *json)
+        }
         Command::Errors(ImportOnly::Import { files }) => analytics::import_errors(root, files),
         Command::Rounds(ImportOnly::Import { files }) => analytics::import_rounds(root, files),
         Command::Timeline(TimelineCmd::Import { dirs }) => analytics::import_timelines(root, dirs),

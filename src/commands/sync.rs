@@ -92,6 +92,7 @@ pub fn render(root: Option<&Path>, out: Option<&Path>, check: bool, force: bool)
         return Ok(ExitCode::from(ErrorKind::CheckFailed.exit_code()));
     }
     refresh_metric_rows(&store)?;
+    evokb_export::hits::refresh_hit_table(&store)?;
     if let Some(out) = out {
         let written = evokb_export::render_to(out, &store)?;
         print(&format!("rendered {} files under {}\n", written.len(), out.display()))?;

@@ -65,7 +65,20 @@ pub const DEFAULT_LOCK_WAIT: Duration = Duration::from_secs(30);
 pub struct Store {
     db: redb::Database,
     lock_wait: Duration,
+    dir: PathBuf,
 }
+
+/// What a search returned, and whether the index had to be rebuilt first.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SearchOutcome {
+    /// The results, best first.
+    pub hits: Vec<crate::search::SearchHit>,
+    /// Why the index was rebuilt, when it was (missing, out of date, corrupt).
+    pub rebuilt: Option<String>,
+}
+
+const SEARCH_GEN_KEY: &str = "search_gen";
+const SEARCH_DIR: &str = "search";
 
 impl Store {
     /// Creates a new, empty store in directory `dir` (created if missing).
@@ -86,7 +99,7 @@ impl Store {
         let db = builder()
             .create(&path)
             .map_err(|source| OpenError::Database { path: path.clone(), source })?;
-        let store = Store { db, lock_wait: DEFAULT_LOCK_WAIT };
+        let store = Store { db, lock_wait: DEFAULT_LOCK_WAIT, dir: dir.into() };
         let mut txn = store.write()?;
         txn.init_tables()?;
         txn.commit()?;
@@ -102,7 +115,7 @@ impl Store {
         let db = builder()
             .open(&path)
             .map_err(|source| OpenError::Database { path: path.clone(), source })?;
-        let store = Store { db, lock_wait: DEFAULT_LOCK_WAIT };
+        let store = Store { db, lock_wait: DEFAULT_LOCK_WAIT, dir: dir.into() };
         let found = store.read()?.format_version()?;
         if found > STORE_FORMAT {
             return Err(OpenError::UnsupportedFormat { path, found, supported: STORE_FORMAT });
@@ -126,7 +139,14 @@ impl Store {
         let mut pause = Duration::from_millis(1);
         loop {
             match self.db.try_begin_write() {
-                Ok(txn) => return Ok(WriteTxn { txn, dirty: Default::default() }),
+                Ok(txn) => {
+                    return Ok(WriteTxn {
+                        txn,
+                        dirty: Default::default(),
+                        dirty_search: Default::default(),
+                        search_dir: self.dir.join(SEARCH_DIR),
+                    })
+                }
                 Err(redb::TransactionError::WouldBlock) => {
                     let waited = start.elapsed();
                     if waited >= self.lock_wait {
@@ -139,6 +159,34 @@ impl Store {
                 Err(err) => return Err(err.into()),
             }
         }
+    }
+}
+
+impl Store {
+    /// Runs a full-text search. When the index is missing, behind the records, or cannot be
+    /// opened, it is rebuilt first (under the write lock) and the outcome says why.
+    pub fn search(&self, q: &crate::search::SearchQuery) -> Result<SearchOutcome, StoreError> {
+        use crate::search::SearchIndex;
+        let dir = self.dir.join(SEARCH_DIR);
+        let gen = self.read()?.search_generation()?;
+        let reason = match SearchIndex::open(&dir) {
+            Ok(idx) if idx.generation() == Some(gen) => match idx.search(q) {
+                Ok(hits) => return Ok(SearchOutcome { hits, rebuilt: None }),
+                Err(e) => format!("it could not be read ({e})"),
+            },
+            Ok(_) => "it is behind the records".to_string(),
+            Err(_) if !dir.exists() => "it is missing".to_string(),
+            Err(e) => format!("it cannot be opened ({e})"),
+        };
+        let w = self.write()?;
+        let gen = w.search_generation()?;
+        let idx = match SearchIndex::open(&dir) {
+            // Another process rebuilt it while this one waited for the lock.
+            Ok(idx) if idx.generation() == Some(gen) => idx,
+            _ => SearchIndex::rebuild(&dir, &w.search_docs()?, gen)?,
+        };
+        drop(w);
+        Ok(SearchOutcome { hits: idx.search(q)?, rebuilt: Some(reason) })
     }
 }
 
@@ -158,6 +206,9 @@ pub struct WriteTxn {
     txn: redb::WriteTransaction,
     /// Files whose records or layout changed: their index rows are rebuilt at commit.
     dirty: std::collections::BTreeSet<String>,
+    /// Searchable records written or deleted: their search documents are replaced at commit.
+    dirty_search: std::collections::BTreeSet<CaseHash>,
+    search_dir: PathBuf,
 }
 
 fn corrupted(table: &'static str, key: impl Into<String>, detail: String) -> StoreError {
@@ -276,6 +327,38 @@ macro_rules! read_methods {
             crate::query::run(&rows, &facets, filter)
         }
 
+        /// Whether the named flag is set (flags are store-wide booleans in the meta table).
+        pub fn flag(&self, name: &str) -> Result<bool, StoreError> {
+            let table = self.txn.open_table(META)?;
+            let res = table.get(format!("flag.{name}").as_str())?.is_some();
+            Ok(res)
+        }
+
+        /// The generation of the last commit that changed searchable records.
+        pub fn search_generation(&self) -> Result<u64, StoreError> {
+            let table = self.txn.open_table(META)?;
+            let Some(v) = table.get(SEARCH_GEN_KEY)? else { return Ok(0) };
+            let bytes: [u8; 8] = v.value().try_into().map_err(|_| {
+                corrupted(
+                    "meta",
+                    SEARCH_GEN_KEY,
+                    format!("expected 8 bytes, found {}", v.value().len()),
+                )
+            })?;
+            Ok(u64::from_be_bytes(bytes))
+        }
+
+        /// The search documents of every searchable record, with their kind tags.
+        pub fn search_docs(
+            &self,
+        ) -> Result<Vec<(crate::search::SearchDoc, &'static str)>, StoreError> {
+            Ok(self
+                .records()?
+                .iter()
+                .filter_map(|r| crate::search::doc_for(r).map(|d| (d, r.kind.tag())))
+                .collect())
+        }
+
         /// The number of records of each kind (kinds without records are left out).
         pub fn counts(&self) -> Result<BTreeMap<Kind, u64>, StoreError> {
             let mut counts = BTreeMap::new();
@@ -376,6 +459,18 @@ impl WriteTxn {
         Ok(())
     }
 
+    /// Sets or clears a store-wide flag.
+    pub fn set_flag(&mut self, name: &str, on: bool) -> Result<(), StoreError> {
+        let mut table = self.txn.open_table(META)?;
+        let key = format!("flag.{name}");
+        if on {
+            table.insert(key.as_str(), [1u8].as_slice())?;
+        } else {
+            table.remove(key.as_str())?;
+        }
+        Ok(())
+    }
+
     /// Rebuilds the facet index of every file, for example after an upgrade.
     pub fn rebuild_index(&mut self) -> Result<(), StoreError> {
         for layout in self.files()? {
@@ -393,6 +488,9 @@ impl WriteTxn {
             }
         }
         self.dirty.insert(rec.file.clone());
+        if crate::search::is_searchable(rec.kind) {
+            self.dirty_search.insert(rec.case_hash());
+        }
         Ok(())
     }
 
@@ -401,6 +499,9 @@ impl WriteTxn {
         let old = self.txn.open_table(RECORDS)?.remove(key.0)?.map(|v| v.value().to_vec());
         let existed = old.is_some();
         if let Some(rec) = old.and_then(|b| codec::decode::<Record>(&b).ok()) {
+            if crate::search::is_searchable(rec.kind) {
+                self.dirty_search.insert(*key);
+            }
             self.dirty.insert(rec.file);
         }
         self.txn.open_table(RECORD_SYNC)?.remove(key.0)?;
@@ -479,7 +580,37 @@ impl WriteTxn {
             let layout = self.file(&path)?;
             crate::query::reindex_file(&self.txn, &path, layout.as_ref(), &|h| self.record(h))?;
         }
+        if !self.dirty_search.is_empty() {
+            let gen = self.search_generation()? + 1;
+            self.txn.open_table(META)?.insert(SEARCH_GEN_KEY, gen.to_be_bytes().as_slice())?;
+            // A failure here leaves the index behind the records; the next search notices the
+            // generation mismatch and rebuilds it, so the records' commit goes ahead.
+            let _ = self.sync_search(gen);
+        }
         self.txn.commit()?;
+        Ok(())
+    }
+
+    /// Brings the search index to generation `gen`: the changed documents when the index is at
+    /// `gen - 1`, else a full rebuild.
+    fn sync_search(&self, gen: u64) -> Result<(), StoreError> {
+        use crate::search::{doc_for, SearchIndex};
+        match SearchIndex::open(&self.search_dir) {
+            Ok(idx) if idx.generation() == Some(gen - 1) => {
+                let mut removed = Vec::new();
+                let mut added = Vec::new();
+                for key in &self.dirty_search {
+                    match self.record(key)?.and_then(|r| doc_for(&r).map(|d| (d, r.kind.tag()))) {
+                        Some(doc) => added.push(doc),
+                        None => removed.push(*key),
+                    }
+                }
+                idx.apply(&removed, &added, gen)?;
+            }
+            _ => {
+                SearchIndex::rebuild(&self.search_dir, &self.search_docs()?, gen)?;
+            }
+        }
         Ok(())
     }
 }

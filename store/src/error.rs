@@ -79,6 +79,9 @@ pub enum StoreError {
     /// The write lock stayed taken for the whole configured wait.
     #[error(transparent)]
     Busy(#[from] BusyError),
+    /// The search index failed.
+    #[error(transparent)]
+    Search(#[from] crate::search::SearchError),
     /// A stored value could not be decoded.
     #[error("corrupted value in table '{table}' at key '{key}': {detail}")]
     Corrupted {

@@ -37,6 +37,7 @@ mod db;
 mod error;
 pub mod query;
 pub mod record;
+pub mod search;
 
 pub use db::{
     store_dir, Collection, ReadTxn, Store, WriteTxn, DB_FILE, DEFAULT_LOCK_WAIT, STORE_FORMAT,

@@ -10,6 +10,7 @@ mod gitmerge;
 mod malformed;
 mod props;
 mod query;
+mod relevance;
 mod roundtrip;
 mod snapshots;
 mod sync;

@@ -1,0 +1,153 @@
+//! `search` and `stats hits`: full-text search with hit recording, and hit counts per entry.
+
+use std::fmt::Write as _;
+use std::path::Path;
+
+use evokb_export::hits::{hit_counts, record_hit};
+use evokb_store::search::SearchQuery;
+use evokb_store::Kind;
+use serde_json::json;
+
+use super::{ok, print, print_json};
+use crate::cli::FacetArgs;
+use crate::error::{CmdResult, CommandError, ErrorKind};
+use crate::root;
+
+/// The current UTC time as `YYYY-MM-DDTHH:MM:SSZ`; `EVOKB_NOW` (unix seconds) fixes it.
+pub fn utc_now() -> String {
+    let secs = std::env::var("EVOKB_NOW")
+        .ok()
+        .and_then(|s| s.trim().parse::<i64>().ok())
+        .unwrap_or_else(|| {
+            std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |d| i64::try_from(d.as_secs()).unwrap_or(0))
+        });
+    let days = secs.div_euclid(86_400);
+    let rem = secs.rem_euclid(86_400);
+    let (y, m, d) = evokb_analytics::util::civil_from_days(days);
+    format!("{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}Z", rem / 3600, (rem / 60) % 60, rem % 60)
+}
+
+pub fn search(
+    root: Option<&Path>,
+    text: &str,
+    facets: &FacetArgs,
+    top: usize,
+    task: Option<&str>,
+    json_out: bool,
+) -> CmdResult {
+    if text.trim().is_empty() {
+        return Err(CommandError::new(ErrorKind::Usage, "the query is empty"));
+    }
+    let root = root::find(root)?;
+    let store = root::open(&root)?;
+    let filter = facets.filter();
+    let q = SearchQuery {
+        text: text.to_string(),
+        facets: filter.facets,
+        id_prefixes: filter.id_prefixes,
+        top,
+    };
+    let outcome = store.search(&q)?;
+    if let Some(why) = &outcome.rebuilt {
+        eprintln!("evokb: rebuilt the search index because {why}");
+    }
+    let hits = outcome.hits;
+    if !hits.is_empty() {
+        let ids: Vec<String> = hits.iter().map(|h| h.id.clone()).collect();
+        let report = record_hit(&root, &store, &utc_now(), text, &ids, task)?;
+        if !report.file_written {
+            eprintln!(
+                "evokb: kb_search_log.jsonl was edited since the last sync; the hit is in the store only until 'evokb import' and 'evokb render'"
+            );
+        }
+    }
+    if json_out {
+        let results: Vec<serde_json::Value> = hits
+            .iter()
+            .map(|h| {
+                json!({
+                    "id": h.id,
+                    "source": h.source,
+                    "title": h.title,
+                    "path": h.path,
+                    "facets": h.facets,
+                    "score": (f64::from(h.score) * 1000.0).round() / 1000.0,
+                    "snippet": h.snippet,
+                })
+            })
+            .collect();
+        print_json(&json!({"query": text, "results": results}))?;
+        return ok();
+    }
+    if hits.is_empty() {
+        print(&format!("evokb search: no entries matched '{text}'\n"))?;
+        return ok();
+    }
+    let mut out = format!("evokb search '{text}' -> top {}\n", hits.len());
+    for (rank, h) in hits.iter().enumerate() {
+        let _ = write!(
+            out,
+            "\n[{}] {}  ({}, score={:.2})\n{}\n",
+            rank + 1,
+            h.id,
+            h.source,
+            h.score,
+            h.title
+        );
+        let facets: Vec<String> = h
+            .facets
+            .iter()
+            .filter(|(_, v)| !v.is_empty())
+            .map(|(k, v)| format!("{k}={v}"))
+            .collect();
+        if !facets.is_empty() {
+            let _ = writeln!(out, "facets: {}", facets.join(" "));
+        }
+        let _ = writeln!(out, "{}\n{}", h.path, h.snippet);
+    }
+    print(&out)?;
+    ok()
+}
+
+pub fn hits(root: Option<&Path>, since: Option<&str>, json_out: bool) -> CmdResult {
+    let root = root::find(root)?;
+    let store = root::open(&root)?;
+    let records = store.read()?.records()?;
+    let counts = hit_counts(&records, since);
+    let mut zero: Vec<&str> = records
+        .iter()
+        .filter(|r| matches!(r.kind, Kind::Entry | Kind::Bottleneck))
+        .map(|r| r.id.as_str())
+        .filter(|id| !counts.iter().any(|c| c.id == *id))
+        .collect();
+    zero.sort_unstable();
+    if json_out {
+        print_json(&json!({"entries": counts, "zero_hit": zero}))?;
+        return ok();
+    }
+    let mut out = String::new();
+    for c in &counts {
+        let _ = writeln!(
+            out,
+            "{:>5}  {:<44} {}  {}",
+            c.hits,
+            c.id,
+            c.last_hit_ts,
+            c.last_hit_task.as_deref().unwrap_or("-")
+        );
+    }
+    let _ = writeln!(
+        out,
+        "{} entries hit; {} entries with no hit{}:",
+        counts.len(),
+        zero.len(),
+        since.map(|s| format!(" since {s}")).unwrap_or_default()
+    );
+    for z in &zero {
+        let _ = writeln!(out, "  {z}");
+    }
+    print(&out)?;
+    ok()
+}

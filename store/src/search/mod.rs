@@ -1,0 +1,425 @@
+//! Full-text search: a tantivy index in `.evokb/search/` over entries, bottleneck patterns,
+//! capability gaps and queue items.
+//!
+//! The index is kept in step with the records by the write transaction that changes them: at
+//! commit, the changed documents are replaced in tantivy (or the whole index is rebuilt when it
+//! is missing or behind), and the commit's *search generation* is stored both in redb and as the
+//! tantivy commit payload. A reader that finds the two disagree, or cannot open the index,
+//! rebuilds it under the write lock and says so.
+//!
+//! Scoring is tantivy's BM25 over one text field holding id, title and body, tokenised by
+//! [`tokenize::CjkBigramTokenizer`]; each distinct query token is a `Should` term query, and
+//! facet filters are `Must` clauses over raw keyword fields. Ties are broken by id so results
+//! are deterministic.
+
+pub mod tokenize;
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+use tantivy::collector::TopDocs;
+use tantivy::directory::MmapDirectory;
+use tantivy::query::{BooleanQuery, Occur, Query, TermQuery};
+use tantivy::schema::{
+    Field, IndexRecordOption, Schema, TextFieldIndexing, TextOptions, Value, STORED, STRING,
+};
+use tantivy::tokenizer::{TextAnalyzer, TokenStream};
+use tantivy::{Index, IndexReader, ReloadPolicy, TantivyDocument, Term};
+
+use crate::query::{parse_list, title_of};
+use crate::record::{CaseHash, Kind, Record};
+use tokenize::{CjkBigramTokenizer, TOKENIZER_NAME};
+
+/// Why the search index could not be used.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum SearchError {
+    /// tantivy failed.
+    #[error("search index error in '{}': {source}", dir.display())]
+    Index {
+        /// The index directory.
+        dir: PathBuf,
+        /// What tantivy said.
+        source: tantivy::TantivyError,
+    },
+    /// The index directory could not be created or cleared.
+    #[error("cannot prepare the search index directory '{}': {source}", dir.display())]
+    Io {
+        /// The index directory.
+        dir: PathBuf,
+        /// The underlying error.
+        source: std::io::Error,
+    },
+}
+
+/// The facets a search can filter by, as indexed keyword fields.
+pub const FILTER_FACETS: [&str; 6] = ["family", "apis", "dtype", "device", "kind", "status"];
+
+/// A document of the search index.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SearchDoc {
+    /// The record's key.
+    pub key: CaseHash,
+    /// The record's id (`BP_ub_pressure`, not a title fragment).
+    pub id: String,
+    /// Where it comes from: `pattern-library`, `bottleneck-patterns`, `capability-gaps`,
+    /// `queue`, `algorithm-candidates`.
+    pub source: String,
+    /// A one-line title.
+    pub title: String,
+    /// The file.
+    pub path: String,
+    /// The text searched and quoted in snippets.
+    pub body: String,
+    /// The facets as written (front-matter strings), for output.
+    pub facets: BTreeMap<String, String>,
+}
+
+/// Whether records of `kind` are searched.
+pub fn is_searchable(kind: Kind) -> bool {
+    matches!(kind, Kind::Entry | Kind::Bottleneck | Kind::Gap | Kind::QueueItem)
+}
+
+/// The search document of a record, if its kind is searched.
+pub fn doc_for(rec: &Record) -> Option<SearchDoc> {
+    let field = |k: &str| rec.field(k).map(|v| v.trim().to_string());
+    let mut facets = BTreeMap::new();
+    let (source, title, body) = match rec.kind {
+        Kind::Entry => {
+            for k in ["kind", "family", "apis", "dtype", "device", "status", "repro"] {
+                facets.insert(k.to_string(), field(k).unwrap_or_default());
+            }
+            let source = if rec.id.starts_with("ALG-") || rec.file.contains("algorithm-candidates")
+            {
+                "algorithm-candidates"
+            } else {
+                "pattern-library"
+            };
+            (source, title_of(rec.body().unwrap_or("")), rec.body().unwrap_or("").to_string())
+        }
+        Kind::Bottleneck => {
+            let title = format!("{}：{}", rec.id, field("title").unwrap_or_default());
+            ("bottleneck-patterns", title, rec.body().unwrap_or("").to_string())
+        }
+        Kind::Gap => {
+            facets.insert("status".into(), field("status").unwrap_or_default());
+            let cap = field("capability").unwrap_or_default();
+            let cap =
+                cap.trim_start_matches(['>', '|', '-']).split_whitespace().collect::<Vec<_>>();
+            ("capability-gaps", cap.join(" "), rec.text())
+        }
+        Kind::QueueItem => {
+            facets.insert("status".into(), field("status").unwrap_or_default());
+            facets.insert("type".into(), field("type").unwrap_or_default());
+            ("queue", field("title").unwrap_or_default(), rec.text())
+        }
+        _ => return None,
+    };
+    Some(SearchDoc {
+        key: rec.case_hash(),
+        id: rec.id.clone(),
+        source: source.into(),
+        title: title.chars().take(120).collect(),
+        path: rec.file.clone(),
+        body,
+        facets,
+    })
+}
+
+/// Keyword values of a document per filter facet, lowercased.
+fn filter_values(doc: &SearchDoc, record_kind: &str) -> Vec<(&'static str, String)> {
+    let mut out = Vec::new();
+    for facet in FILTER_FACETS {
+        match doc.facets.get(facet) {
+            Some(v) => {
+                for item in parse_list(v) {
+                    out.push((facet, item.to_lowercase()));
+                }
+            }
+            None if facet == "kind" => out.push(("kind", record_kind.to_string())),
+            None => {}
+        }
+    }
+    out
+}
+
+#[derive(Debug, Clone, Copy)]
+struct Fields {
+    key: Field,
+    id: Field,
+    text: Field,
+    source: Field,
+    title: Field,
+    path: Field,
+    body: Field,
+    facets_json: Field,
+    filters: [Field; 6],
+}
+
+fn schema() -> (Schema, Fields) {
+    let text = TextOptions::default().set_indexing_options(
+        TextFieldIndexing::default()
+            .set_tokenizer(TOKENIZER_NAME)
+            .set_index_option(IndexRecordOption::WithFreqsAndPositions),
+    );
+    let mut sb = Schema::builder();
+    let fields = Fields {
+        key: sb.add_text_field("key", STRING | STORED),
+        id: sb.add_text_field("id", STRING | STORED),
+        text: sb.add_text_field("text", text),
+        source: sb.add_text_field("source", STORED),
+        title: sb.add_text_field("title", STORED),
+        path: sb.add_text_field("path", STORED),
+        body: sb.add_text_field("body", STORED),
+        facets_json: sb.add_text_field("facets", STORED),
+        filters: FILTER_FACETS.map(|f| sb.add_text_field(&format!("f_{f}"), STRING)),
+    };
+    (sb.build(), fields)
+}
+
+/// A search request.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct SearchQuery {
+    /// The free text.
+    pub text: String,
+    /// Facet filters: values ORed within a facet, facets ANDed.
+    pub facets: BTreeMap<String, Vec<String>>,
+    /// Id prefixes, ORed.
+    pub id_prefixes: Vec<String>,
+    /// How many results.
+    pub top: usize,
+}
+
+/// One result.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SearchHit {
+    /// The record id.
+    pub id: String,
+    /// Where it comes from.
+    pub source: String,
+    /// A one-line title.
+    pub title: String,
+    /// The file.
+    pub path: String,
+    /// Facets as written.
+    pub facets: BTreeMap<String, String>,
+    /// BM25 score.
+    pub score: f32,
+    /// The first body line holding a query token (else the first line), cut to 160 chars.
+    pub snippet: String,
+}
+
+/// An open search index.
+pub struct SearchIndex {
+    index: Index,
+    fields: Fields,
+    dir: PathBuf,
+}
+
+fn analyzer() -> TextAnalyzer {
+    TextAnalyzer::from(CjkBigramTokenizer::default())
+}
+
+impl SearchIndex {
+    /// Opens the index in `dir`, if there is one.
+    pub fn open(dir: &Path) -> Result<SearchIndex, SearchError> {
+        let err = |source| SearchError::Index { dir: dir.into(), source };
+        let mmap = MmapDirectory::open(dir).map_err(|e| err(e.into()))?;
+        let index = Index::open(mmap).map_err(err)?;
+        let (_, fields) = schema();
+        if index.schema().get_field("f_status").is_err() {
+            return Err(err(tantivy::TantivyError::SchemaError("an older index layout".into())));
+        }
+        index.tokenizers().register(TOKENIZER_NAME, analyzer());
+        Ok(SearchIndex { index, fields, dir: dir.into() })
+    }
+
+    /// The search generation of the index's last commit.
+    pub fn generation(&self) -> Option<u64> {
+        self.index.load_metas().ok()?.payload?.parse().ok()
+    }
+
+    /// Replaces the whole index in `dir` with `docs`, at generation `gen`.
+    pub fn rebuild(
+        dir: &Path,
+        docs: &[(SearchDoc, &'static str)],
+        gen: u64,
+    ) -> Result<SearchIndex, SearchError> {
+        let io = |source| SearchError::Io { dir: dir.into(), source };
+        if dir.exists() {
+            std::fs::remove_dir_all(dir).map_err(io)?;
+        }
+        std::fs::create_dir_all(dir).map_err(io)?;
+        let err = |source| SearchError::Index { dir: dir.into(), source };
+        let (schema, fields) = schema();
+        let mmap = MmapDirectory::open(dir).map_err(|e| err(e.into()))?;
+        let index = Index::create(mmap, schema, Default::default()).map_err(err)?;
+        index.tokenizers().register(TOKENIZER_NAME, analyzer());
+        let idx = SearchIndex { index, fields, dir: dir.into() };
+        idx.apply(&[], docs, gen)?;
+        Ok(idx)
+    }
+
+    /// Removes the documents of `removed` keys, adds `added` ones (each with its record kind
+    /// tag), and commits at generation `gen`.
+    pub fn apply(
+        &self,
+        removed: &[CaseHash],
+        added: &[(SearchDoc, &'static str)],
+        gen: u64,
+    ) -> Result<(), SearchError> {
+        let err = |source| SearchError::Index { dir: self.dir.clone(), source };
+        let mut writer =
+            self.index.writer_with_num_threads::<TantivyDocument>(1, 32_000_000).map_err(err)?;
+        let f = self.fields;
+        for key in removed.iter().chain(added.iter().map(|(d, _)| &d.key)) {
+            writer.delete_term(Term::from_field_text(f.key, &key.to_hex()));
+        }
+        for (d, kind) in added {
+            let mut doc = TantivyDocument::default();
+            doc.add_text(f.key, d.key.to_hex());
+            doc.add_text(f.id, &d.id);
+            doc.add_text(f.text, format!("{} {} {}", d.id, d.title, d.body));
+            doc.add_text(f.source, &d.source);
+            doc.add_text(f.title, &d.title);
+            doc.add_text(f.path, &d.path);
+            doc.add_text(f.body, &d.body);
+            doc.add_text(f.facets_json, serde_json::to_string(&d.facets).unwrap_or_default());
+            for (facet, value) in filter_values(d, kind) {
+                if let Some(i) = FILTER_FACETS.iter().position(|x| *x == facet) {
+                    doc.add_text(f.filters[i], value);
+                }
+            }
+            writer.add_document(doc).map_err(err)?;
+        }
+        let mut prepared = writer.prepare_commit().map_err(err)?;
+        prepared.set_payload(&gen.to_string());
+        prepared.commit().map_err(err)?;
+        writer.wait_merging_threads().map_err(err)?;
+        Ok(())
+    }
+
+    /// The distinct tokens of a query, in order of first appearance.
+    pub fn query_tokens(text: &str) -> Vec<String> {
+        let mut a = analyzer();
+        let mut ts = a.token_stream(text);
+        let mut seen = BTreeSet::new();
+        let mut out = Vec::new();
+        while ts.advance() {
+            let t = ts.token().text.clone();
+            if seen.insert(t.clone()) {
+                out.push(t);
+            }
+        }
+        out
+    }
+
+    /// Runs a search.
+    pub fn search(&self, q: &SearchQuery) -> Result<Vec<SearchHit>, SearchError> {
+        let err = |source| SearchError::Index { dir: self.dir.clone(), source };
+        let f = self.fields;
+        let tokens = Self::query_tokens(&q.text);
+        if tokens.is_empty() || q.top == 0 {
+            return Ok(Vec::new());
+        }
+        let text: Vec<(Occur, Box<dyn Query>)> = tokens
+            .iter()
+            .map(|t| {
+                let tq =
+                    TermQuery::new(Term::from_field_text(f.text, t), IndexRecordOption::WithFreqs);
+                (Occur::Should, Box::new(tq) as Box<dyn Query>)
+            })
+            .collect();
+        let mut must: Vec<(Occur, Box<dyn Query>)> =
+            vec![(Occur::Must, Box::new(BooleanQuery::new(text)))];
+        for (facet, values) in &q.facets {
+            let Some(i) = FILTER_FACETS.iter().position(|x| x == facet) else { continue };
+            if values.is_empty() {
+                continue;
+            }
+            let any: Vec<(Occur, Box<dyn Query>)> = values
+                .iter()
+                .map(|v| {
+                    let tq = TermQuery::new(
+                        Term::from_field_text(f.filters[i], &v.to_lowercase()),
+                        IndexRecordOption::Basic,
+                    );
+                    (Occur::Should, Box::new(tq) as Box<dyn Query>)
+                })
+                .collect();
+            must.push((Occur::Must, Box::new(BooleanQuery::new(any))));
+        }
+        let query = BooleanQuery::new(must);
+        let reader: IndexReader = self
+            .index
+            .reader_builder()
+            .reload_policy(ReloadPolicy::Manual)
+            .try_into()
+            .map_err(err)?;
+        let searcher = reader.searcher();
+        // Fetch extra so ties at the cut are broken by id, not by segment order.
+        let want = q.top + 32;
+        let top =
+            searcher.search(&query, &TopDocs::with_limit(want).order_by_score()).map_err(err)?;
+        let mut hits = Vec::with_capacity(top.len());
+        for (score, addr) in top {
+            let d: TantivyDocument = searcher.doc(addr).map_err(err)?;
+            let get = |field: Field| {
+                d.get_first(field).and_then(|v| v.as_str()).unwrap_or("").to_string()
+            };
+            let id = get(f.id);
+            if !q.id_prefixes.is_empty()
+                && !q.id_prefixes.iter().any(|p| id.starts_with(p.as_str()))
+            {
+                continue;
+            }
+            let facets: BTreeMap<String, String> =
+                serde_json::from_str(&get(f.facets_json)).unwrap_or_default();
+            hits.push(SearchHit {
+                id,
+                source: get(f.source),
+                title: get(f.title),
+                path: get(f.path),
+                facets,
+                score,
+                snippet: snippet(&get(f.body), &tokens),
+            });
+        }
+        hits.sort_by(|a, b| b.score.total_cmp(&a.score).then_with(|| a.id.cmp(&b.id)));
+        hits.truncate(q.top);
+        Ok(hits)
+    }
+}
+
+/// The first trimmed, non-empty body line (not a `---` line) that holds a query token, else the
+/// first such line; cut to 160 characters.
+pub fn snippet(body: &str, tokens: &[String]) -> String {
+    let lines: Vec<&str> =
+        body.lines().map(str::trim).filter(|l| !l.is_empty() && !l.starts_with("---")).collect();
+    let hit = lines.iter().find(|l| {
+        let lower = l.to_lowercase();
+        tokens.iter().any(|t| lower.contains(t.as_str()))
+    });
+    hit.or(lines.first()).map(|l| l.chars().take(160).collect()).unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn snippets_prefer_lines_with_query_tokens() {
+        let body = "### title\n\n- first line\n- 精度 golden line\n";
+        assert_eq!(snippet(body, &["golden".into()]), "- 精度 golden line");
+        assert_eq!(snippet(body, &["nothing".into()]), "### title");
+    }
+
+    #[test]
+    fn query_tokens_split_cjk_into_bigrams_and_keep_compounds() {
+        let t = SearchIndex::query_tokens("fp16 golden opmath 精度对齐 copy-floor");
+        assert_eq!(
+            t,
+            ["fp16", "golden", "opmath", "精度", "度对", "对齐", "copy", "copy-floor", "floor"]
+        );
+    }
+}
