@@ -15,8 +15,13 @@
 #   FUZZ_MAX_LEN    largest input in bytes (default 4096)
 #   CARGO_BUILD_JOBS  parallel compile jobs (default 1)
 #
-# The committed seeds in fuzz/corpus/<target> are read, new inputs go to the git-ignored
-# fuzz/target/corpus/<target>, crashes to fuzz/artifacts/<target>, full logs to fuzz/target/logs.
+# The targets are built once with `cargo fuzz build` and the binaries are then run directly, so a
+# concurrent edit of the workspace cannot rebuild or break them halfway through the runs. Each
+# run reads the committed seeds in fuzz/corpus/<target> and writes new inputs to the git-ignored
+# fuzz/target/corpus/<target>, crashes to fuzz/artifacts/<target>, its log to fuzz/target/logs.
+# Reproduce or minimise a crash with
+#   cargo fuzz run --sanitizer none <target> fuzz/artifacts/<target>/<file>
+#   cargo fuzz tmin --sanitizer none <target> fuzz/artifacts/<target>/<file> [-- -timeout=1]
 set -uo pipefail
 
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -42,14 +47,16 @@ if ! cargo fuzz build --sanitizer "$sanitizer"; then
     exit 2
 fi
 
+triple=$(rustc -vV | sed -n 's/^host: //p')
+bin_dir="target/$triple/release"
 mkdir -p target/logs
 failed=()
 results=()
 for t in $targets; do
-    mkdir -p "target/corpus/$t"
+    mkdir -p "target/corpus/$t" "artifacts/$t"
     log="target/logs/$t.log"
     echo "== $t: fuzzing for ${seconds}s (log: fuzz/$log)"
-    cargo fuzz run --sanitizer "$sanitizer" "$t" "target/corpus/$t" "corpus/$t" -- \
+    "$bin_dir/$t" "target/corpus/$t" "corpus/$t" -artifact_prefix="artifacts/$t/" \
         -dict=evokb.dict -max_total_time="$seconds" -timeout="$timeout" -max_len="$max_len" \
         -print_final_stats=1 -rss_limit_mb=2048 >"$log" 2>&1
     rc=$?
@@ -61,7 +68,7 @@ for t in $targets; do
     status=ok
     if [ "$rc" -ne 0 ]; then
         artifact=$(sed -n 's/.*Test unit written to \(.*\)$/\1/p' "$log" | tail -n 1)
-        status="FAILED (exit $rc${artifact:+, input: $artifact})"
+        status="FAILED (exit $rc${artifact:+, input: fuzz/$artifact})"
         failed+=("$t")
         grep -m 1 -E "panicked at|ERROR: libFuzzer|ALARM|out-of-memory" "$log" || tail -n 20 "$log"
     fi

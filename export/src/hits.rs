@@ -105,12 +105,11 @@ pub fn record_hit(
     if in_sync {
         write_atomic(&full, text.as_bytes(), Some(&store_dir(root).join("tmp")))?;
         w.set_file_sync(path, SyncMark { text_hash: *blake3::hash(text.as_bytes()).as_bytes() })?;
-        for item in &file.items {
-            if let LayoutItem::Record(k) = item {
-                if let Some(r) = w.record(k)? {
-                    w.set_record_sync(k, SyncMark { text_hash: r.text_hash() })?;
-                }
-            }
+        // Only the new event (and a record given a final newline) changed; every other
+        // record's mark already describes its text.
+        w.set_record_sync(&rec.case_hash(), SyncMark { text_hash: rec.text_hash() })?;
+        for (k, r) in &overrides {
+            w.set_record_sync(k, SyncMark { text_hash: r.text_hash() })?;
         }
     }
     w.set_flag(HITS_DIRTY, true)?;

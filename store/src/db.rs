@@ -134,9 +134,14 @@ impl Store {
     }
 
     /// Begins a write transaction, waiting with backoff while another process writes.
+    ///
+    /// The wait polls with a short, jittered, exponentially growing pause capped at a few
+    /// milliseconds: long pauses leave the lock idle after its holder commits, which with many
+    /// writers costs more than the polling does.
     pub fn write(&self) -> Result<WriteTxn, StoreError> {
         let start = Instant::now();
-        let mut pause = Duration::from_millis(1);
+        let mut pause = Duration::from_micros(100);
+        let mut jitter = u64::from(std::process::id()) | 1;
         loop {
             match self.db.try_begin_write() {
                 Ok(txn) => {
@@ -153,8 +158,12 @@ impl Store {
                         let waited_ms = u64::try_from(waited.as_millis()).unwrap_or(u64::MAX);
                         return Err(BusyError { waited_ms }.into());
                     }
-                    std::thread::sleep(pause.min(self.lock_wait - waited));
-                    pause = (pause * 2).min(Duration::from_millis(50));
+                    jitter ^= jitter << 13;
+                    jitter ^= jitter >> 7;
+                    jitter ^= jitter << 17;
+                    let sleep = pause + Duration::from_micros(jitter % 200);
+                    std::thread::sleep(sleep.min(self.lock_wait - waited));
+                    pause = (pause * 2).min(Duration::from_millis(4));
                 }
                 Err(err) => return Err(err.into()),
             }

@@ -5,6 +5,7 @@
 mod support;
 
 mod analytics;
+mod concurrency;
 mod crash;
 mod gitmerge;
 mod malformed;
