@@ -1,0 +1,3 @@
+//! Query and search at 1k, 10k and 100k entries (placeholder replaced by the benchmark author).
+
+fn main() {}
