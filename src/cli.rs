@@ -99,6 +99,33 @@ pub enum Command {
         /// The file's path in the repository (%P)
         path: String,
     },
+    /// Check entries, queue items, repros and files against the rules (exit 1 on any error)
+    Lint {
+        /// Print {findings: [{code, severity, file, line, id, message}]}
+        #[arg(long)]
+        json: bool,
+        /// Print only error-severity findings
+        #[arg(long)]
+        errors_only: bool,
+    },
+    /// Check every managed file against its byte budget and list consolidation candidates
+    Budget {
+        /// Print {"files": [{path, bytes, budget_bytes, lines, over, candidates}]}
+        #[arg(long)]
+        json: bool,
+    },
+    /// List entries whose toolchain stamp differs from STAMP (not from the repository's HEAD)
+    Stale {
+        /// The current toolchain, e.g. "tilelang 0.1.2+4515de8 (2026-09-20 build) / CANN 8.5.0"
+        #[arg(long)]
+        stamp: String,
+        /// Also list entries whose stamp shares nothing comparable with STAMP
+        #[arg(long)]
+        include_unknown: bool,
+        /// Print as JSON
+        #[arg(long)]
+        json: bool,
+    },
     /// Find entries by facets, from the facet index (repeat a flag to OR, combine flags to AND)
     Query {
         #[command(flatten)]

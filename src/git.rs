@@ -215,3 +215,26 @@ pub fn install_hook(kb_root: &Path) -> CmdResult<PathBuf> {
     }
     Ok(hook)
 }
+
+/// The files git tracks under `examples/` (relative to the knowledge-base root) and every
+/// ancestor directory of them; `None` outside a repository, which skips the KB-PROC-REF checks.
+pub fn tracked_examples(kb_root: &Path) -> Option<std::collections::HashSet<String>> {
+    let (repo, prefix) = repo_for(kb_root).ok()?;
+    let index = repo.index().ok()?;
+    let mut out = std::collections::HashSet::new();
+    let full_prefix = format!("{prefix}examples/");
+    for entry in index.iter() {
+        let path = String::from_utf8_lossy(&entry.path).into_owned();
+        let Some(rel) = path.strip_prefix(&prefix) else { continue };
+        if !path.starts_with(&full_prefix) {
+            continue;
+        }
+        let mut p = rel.to_string();
+        out.insert(p.clone());
+        while let Some((parent, _)) = p.rsplit_once('/') {
+            p = parent.to_string();
+            out.insert(p.clone());
+        }
+    }
+    Some(out)
+}

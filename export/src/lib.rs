@@ -16,6 +16,7 @@ pub mod layout;
 pub mod merge;
 pub mod mutate;
 pub mod parse;
+pub mod policy;
 pub mod render;
 pub mod sync;
 pub mod synth;

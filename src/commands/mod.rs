@@ -2,6 +2,7 @@
 
 mod analytics;
 mod gitops;
+mod policy;
 mod records;
 mod search;
 mod sync;
@@ -23,6 +24,11 @@ pub fn run(cli: &Cli) -> CmdResult {
         Command::Set { id, field, value, kind } => records::set(root, id, *kind, field, value),
         Command::Add { file, source } => records::add(root, file, source.as_deref()),
         Command::List { kind, json } => records::list(root, *kind, *json),
+        Command::Lint { json, errors_only } => policy::lint(root, *json, *errors_only),
+        Command::Budget { json } => policy::budget(root, *json),
+        Command::Stale { stamp, include_unknown, json } => {
+            policy::stale(root, stamp, *include_unknown, *json)
+        }
         Command::Query { facets, json } => records::query(root, &facets.filter(), *json),
         Command::Search { query, facets, top, task, json } => {
             search::search(root, &query.join(" "), facets, *top, task.as_deref(), *json)

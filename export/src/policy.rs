@@ -1,0 +1,749 @@
+//! Policy checks over the store: lint (the old kb_lint rules with their defects fixed, plus the
+//! security checks of `evokb-lint`), byte budgets with consolidation candidates, and toolchain
+//! staleness against a given stamp.
+//!
+//! Everything here reads records and layouts; nothing writes. Findings carry the file and the
+//! line in that file, computed from the layout the same way the renderer lays the file out.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+use std::path::Path;
+
+use evokb_lint::Severity as LintSeverity;
+use evokb_store::search::tokenize::CjkBigramTokenizer;
+use evokb_store::{CaseHash, Kind, LayoutItem, ReadTxn, Record, Segment, StoreError};
+use serde::{Deserialize, Serialize};
+
+use crate::layout::{self, FileRole};
+
+/// A lint finding.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, PartialOrd, Ord)]
+pub struct Finding {
+    /// The file.
+    pub file: String,
+    /// The line in the file (0 for the whole file).
+    pub line: usize,
+    /// The rule, e.g. `KB-FM-ENUM` or `KB-SEC-INJECTION`.
+    pub code: String,
+    /// `error` or `warning`.
+    pub severity: String,
+    /// The record's id, when the finding is about one.
+    pub id: Option<String>,
+    /// What is wrong.
+    pub message: String,
+}
+
+impl Finding {
+    /// Whether the finding blocks (lint exits 1; add and merge refuse).
+    pub fn is_error(&self) -> bool {
+        self.severity == "error"
+    }
+}
+
+/// Byte and line budgets, from the spec's defaults or `evokb.toml`.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Budgets {
+    /// `INDEX.md`.
+    pub index: u64,
+    /// Each pattern-library topic file.
+    pub topic: u64,
+    /// `bottleneck-patterns.md`.
+    pub bottleneck: u64,
+    /// `algorithm-candidates.md`.
+    pub algorithm_candidates: u64,
+    /// Each repro script, bytes.
+    pub repro_bytes: u64,
+    /// Each repro script, lines.
+    pub repro_lines: u64,
+    /// Per-file overrides by repository path.
+    pub files: BTreeMap<String, u64>,
+}
+
+impl Default for Budgets {
+    fn default() -> Self {
+        Budgets {
+            index: 12_288,
+            topic: 16_384,
+            bottleneck: 24_576,
+            algorithm_candidates: 16_384,
+            repro_bytes: 8_192,
+            repro_lines: 100,
+            files: BTreeMap::new(),
+        }
+    }
+}
+
+#[derive(Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+struct ConfigFile {
+    #[serde(default)]
+    budget: Budgets,
+}
+
+/// Reads `evokb.toml` at the root, if there is one.
+pub fn load_budgets(root: &Path) -> Result<Budgets, String> {
+    let path = root.join("evokb.toml");
+    let text = match std::fs::read_to_string(&path) {
+        Ok(t) => t,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Budgets::default()),
+        Err(e) => return Err(format!("cannot read '{}': {e}", path.display())),
+    };
+    toml::from_str::<ConfigFile>(&text)
+        .map(|c| c.budget)
+        .map_err(|e| format!("'{}' is not a valid evokb.toml: {e}", path.display()))
+}
+
+impl Budgets {
+    /// The byte budget of a managed file, if it has one.
+    pub fn for_file(&self, path: &str) -> Option<u64> {
+        if let Some(b) = self.files.get(path) {
+            return Some(*b);
+        }
+        match path {
+            layout::INDEX => Some(self.index),
+            layout::BOTTLENECKS => Some(self.bottleneck),
+            layout::ALG_CANDIDATES => Some(self.algorithm_candidates),
+            p if layout::role_of(p) == Some(FileRole::Topic) => Some(self.topic),
+            _ => None,
+        }
+    }
+}
+
+/// The first line of every record in every file, from the layouts.
+pub fn record_lines(txn: &ReadTxn) -> Result<HashMap<CaseHash, usize>, StoreError> {
+    let mut out = HashMap::new();
+    for layout in txn.files()? {
+        let mut line = 1;
+        for item in &layout.items {
+            match item {
+                LayoutItem::Prose(p) => line += p.matches('\n').count(),
+                LayoutItem::Record(h) => {
+                    out.insert(*h, line);
+                    if let Some(r) = txn.record(h)? {
+                        line += r.text().matches('\n').count();
+                    }
+                }
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// The line offset of a record's body within its text.
+fn body_offset(rec: &Record) -> usize {
+    let mut n = 0;
+    for seg in &rec.segments {
+        match seg {
+            Segment::Body(_) => return n,
+            Segment::Lit(s) | Segment::Field { value: s, .. } => n += s.matches('\n').count(),
+        }
+    }
+    n
+}
+
+/// Whether an entry is a negative one (a dead end): `negative: true` in its front-matter.
+pub fn is_negative(rec: &Record) -> bool {
+    rec.field("negative").is_some_and(|v| v.trim() == "true")
+}
+
+fn is_data_entry(rec: &Record) -> bool {
+    matches!(rec.field("kind").map(str::trim), Some("trap" | "constant"))
+        || rec.field("measured").is_some_and(|v| v.trim() == "true")
+}
+
+/// Whether a toolchain value carries a stamp (the old KB-FM-STAMP test).
+pub fn has_stamp(toolchain: &str) -> bool {
+    let has_year = toolchain.as_bytes().windows(4).any(|w| w.iter().all(u8::is_ascii_digit));
+    toolchain.contains("工具链")
+        || toolchain.contains("版本戳缺失")
+        || has_year
+        || toolchain.contains("build")
+        || toolchain.contains("commit")
+        || toolchain.contains("CANN")
+}
+
+/// The repro path a `repro` value names, if it names one (`repro-missing…`, `none` and empty
+/// name none; the old lint took `repro-missing（…）` for a path).
+pub fn repro_path(value: &str) -> Option<String> {
+    let v = value.trim();
+    if v.is_empty() || v == "none" || v.starts_with("repro-missing") {
+        return None;
+    }
+    let name = v.strip_prefix("repro/").unwrap_or(v);
+    Some(format!("{}/{name}", layout::REPRO_DIR))
+}
+
+const PROVENANCE: &[&str] = &[
+    "溯源",
+    "provenance",
+    "session-local",
+    "工作区",
+    "归档",
+    "原任务",
+    "原始档案",
+    "首次验证",
+    "raw 对账",
+    "见其 opt_log",
+    "见该任务",
+];
+
+/// What lint needs besides the store.
+pub struct LintInput<'a> {
+    /// The knowledge-base root.
+    pub root: &'a Path,
+    /// Files tracked by git under `examples/` and their ancestor directories; `None` skips the
+    /// KB-PROC-REF checks, as the old tool did without git.
+    pub tracked_examples: Option<&'a HashSet<String>>,
+    /// Budgets.
+    pub budgets: &'a Budgets,
+}
+
+/// Runs every lint rule over the store.
+pub fn lint(txn: &ReadTxn, input: &LintInput<'_>) -> Result<Vec<Finding>, StoreError> {
+    let records = txn.records()?;
+    let lines = record_lines(txn)?;
+    let mut out = Vec::new();
+    let mut push =
+        |rec: Option<&Record>, file: &str, line: usize, code: &str, sev: &str, msg: String| {
+            out.push(Finding {
+                file: file.into(),
+                line,
+                code: code.into(),
+                severity: sev.into(),
+                id: rec.map(|r| r.id.clone()),
+                message: msg,
+            });
+        };
+    if txn.file(layout::INDEX)?.is_none() {
+        push(
+            None,
+            layout::INDEX,
+            0,
+            "KB-FILE",
+            "error",
+            "INDEX.md is missing; expected the pattern-library router".into(),
+        );
+    }
+    let index_ids: HashSet<&str> =
+        records.iter().filter(|r| r.kind == Kind::IndexRow).map(|r| r.id.as_str()).collect();
+    let repro_named: HashSet<String> = records
+        .iter()
+        .filter(|r| r.kind == Kind::Entry)
+        .filter_map(|r| r.field("repro").and_then(repro_path))
+        .collect();
+    let repro_files: BTreeMap<&str, &Record> =
+        records.iter().filter(|r| r.kind == Kind::Repro).map(|r| (r.id.as_str(), r)).collect();
+    for rec in &records {
+        let start = lines.get(&rec.case_hash()).copied().unwrap_or(0);
+        let file_dir = input.root.join(&rec.file);
+        let file_dir = file_dir.parent().unwrap_or(input.root);
+        match rec.kind {
+            Kind::Entry => {
+                let is_alg = rec.id.starts_with("ALG-") || rec.file == layout::ALG_CANDIDATES;
+                if !is_alg {
+                    lint_entry(rec, start, input.root, &index_ids, &repro_files, &mut push);
+                }
+            }
+            Kind::QueueItem => lint_queue_item(rec, start, &mut push),
+            Kind::Repro => {
+                let bytes: u64 = rec.field("bytes").and_then(|v| v.parse().ok()).unwrap_or(0);
+                let n_lines: u64 = rec.field("lines").and_then(|v| v.parse().ok()).unwrap_or(0);
+                if bytes > input.budgets.repro_bytes || n_lines > input.budgets.repro_lines {
+                    push(Some(rec), &rec.file, 0, "KB-BUDGET", "warning", format!("repro is {bytes} bytes / {n_lines} lines; the budget is {} bytes / {} lines", input.budgets.repro_bytes, input.budgets.repro_lines));
+                }
+                if !repro_named.contains(&rec.id) {
+                    push(
+                        Some(rec),
+                        &rec.file,
+                        0,
+                        "KB-REPRO-ORPHAN",
+                        "warning",
+                        "no entry's 'repro' names this script".into(),
+                    );
+                }
+                continue;
+            }
+            _ => {}
+        }
+        if !matches!(rec.kind, Kind::Entry | Kind::Bottleneck | Kind::Gap | Kind::QueueItem) {
+            continue;
+        }
+        let text = rec.text();
+        for f in evokb_lint::check_security(&text, Some(input.root), Some(file_dir)) {
+            let sev = if f.severity == LintSeverity::Error { "error" } else { "warning" };
+            push(Some(rec), &rec.file, start + f.line - 1, f.code, sev, f.message);
+        }
+        if let Some(body) = rec.body() {
+            let offset = body_offset(rec);
+            for f in evokb_lint::check_imperative(body) {
+                push(
+                    Some(rec),
+                    &rec.file,
+                    start + offset + f.line - 1,
+                    f.code,
+                    "warning",
+                    f.message,
+                );
+            }
+        }
+        if let Some(tracked) = input.tracked_examples {
+            for (i, line) in text.lines().enumerate() {
+                for path in example_refs(line) {
+                    let marked = PROVENANCE.iter().any(|m| line.contains(m));
+                    if !tracked.contains(path.trim_end_matches('/')) && !marked {
+                        push(Some(rec), &rec.file, start + i, "KB-PROC-REF", "warning", format!("'{path}' is not tracked in the repository and the line has no provenance marker"));
+                    }
+                }
+            }
+        }
+    }
+    for layout in txn.files()? {
+        if let Some(budget) = input.budgets.for_file(&layout.path) {
+            let bytes =
+                crate::render::render_layout(txn, &layout).map(|t| t.len() as u64).unwrap_or(0);
+            if bytes > budget {
+                push(None, &layout.path, 0, "KB-BUDGET", "warning", format!("{bytes} bytes against a budget of {budget}; see 'evokb budget' for consolidation candidates"));
+            }
+        }
+    }
+    out.sort();
+    Ok(out)
+}
+
+type Push<'a> = dyn FnMut(Option<&Record>, &str, usize, &str, &str, String) + 'a;
+
+fn lint_entry(
+    rec: &Record,
+    start: usize,
+    root: &Path,
+    index_ids: &HashSet<&str>,
+    repro_files: &BTreeMap<&str, &Record>,
+    push: &mut Push<'_>,
+) {
+    let missing: Vec<&str> = ["id", "kind", "status", "origin_task", "toolchain", "repro"]
+        .into_iter()
+        .filter(|k| rec.field(k).is_none_or(|v| v.trim().is_empty() && *k != "repro"))
+        .collect();
+    if !index_ids.contains(rec.id.as_str()) {
+        push(
+            Some(rec),
+            &rec.file,
+            start,
+            "KB-INDEX-COVERED",
+            "warning",
+            "the entry has no row in INDEX.md".into(),
+        );
+    }
+    if !missing.is_empty() {
+        push(
+            Some(rec),
+            &rec.file,
+            start,
+            "KB-FM-REQUIRED",
+            "error",
+            format!("missing front-matter: {}", missing.join(", ")),
+        );
+        return;
+    }
+    let kind = rec.field("kind").unwrap_or("").trim();
+    if !["pattern", "trap", "case", "constant"].contains(&kind) {
+        push(
+            Some(rec),
+            &rec.file,
+            start,
+            "KB-FM-ENUM",
+            "error",
+            format!("kind '{kind}' is not one of pattern, trap, case, constant"),
+        );
+    }
+    let status = rec.field("status").unwrap_or("").trim();
+    if !["verified", "stale", "overturned"].contains(&status) {
+        push(
+            Some(rec),
+            &rec.file,
+            start,
+            "KB-FM-ENUM",
+            "error",
+            format!("status '{status}' is not one of verified, stale, overturned"),
+        );
+    }
+    if !has_stamp(rec.field("toolchain").unwrap_or("")) {
+        push(
+            Some(rec),
+            &rec.file,
+            start,
+            "KB-FM-STAMP",
+            "warning",
+            "the toolchain has no stamp (a year, build, commit or CANN version)".into(),
+        );
+    }
+    if let Some(path) = rec.field("repro").and_then(repro_path) {
+        if repro_files.contains_key(path.as_str()) {
+            lint_repro(
+                rec,
+                start,
+                &path,
+                &std::fs::read_to_string(root.join(&path)).unwrap_or_default(),
+                push,
+            );
+        } else {
+            push(
+                Some(rec),
+                &rec.file,
+                start,
+                "KB-REPRO-EXISTS",
+                "error",
+                format!("repro '{path}' does not exist (write 'repro-missing' until it does)"),
+            );
+        }
+    }
+}
+
+/// The repro's header docstring must name the entry and say when it was first verified; the
+/// code after it must not read task workspaces (`examples/<op>/`).
+fn lint_repro(rec: &Record, start: usize, path: &str, text: &str, push: &mut Push<'_>) {
+    let (header, code) = match text
+        .find("\"\"\"")
+        .and_then(|a| text[a + 3..].find("\"\"\"").map(|b| (a, a + 3 + b)))
+    {
+        Some((a, b)) => (&text[a + 3..b], &text[b + 3..]),
+        None => (text.get(..800).unwrap_or(text), ""),
+    };
+    if !header.contains(rec.id.as_str()) {
+        push(
+            Some(rec),
+            path,
+            1,
+            "KB-REPRO-HEADER",
+            "error",
+            format!("the header docstring does not name the entry '{}'", rec.id),
+        );
+    }
+    if !(header.contains("First verified")
+        || header.contains("首次验证")
+        || header.contains("verified:"))
+    {
+        push(
+            Some(rec),
+            path,
+            1,
+            "KB-REPRO-HEADER",
+            "error",
+            "the header has no 'First verified' / '首次验证' line".into(),
+        );
+    }
+    for (i, line) in code.lines().enumerate() {
+        if let Some(p) = line.find("examples/") {
+            let rest = &line[p + 9..];
+            let seg: String = rest
+                .chars()
+                .take_while(|c| c.is_ascii_alphanumeric() || "_{}[]".contains(*c))
+                .collect();
+            if !seg.is_empty() && rest[seg.len()..].starts_with('/') {
+                let line_no = text[..text.len() - code.len()].matches('\n').count() + i + 1;
+                push(Some(rec), path, line_no, "KB-REPRO-DECOUPLE", "error", "the script reads a task workspace ('examples/<op>/'); a repro must be self-contained".into());
+            }
+        }
+    }
+    let _ = start;
+}
+
+fn lint_queue_item(rec: &Record, start: usize, push: &mut Push<'_>) {
+    let ty = rec.field("type").unwrap_or("").trim();
+    if !ty.starts_with(['D', 'P', 'R', 'C']) {
+        push(
+            Some(rec),
+            &rec.file,
+            start,
+            "KB-QUEUE-SCHEMA",
+            "error",
+            format!("type '{ty}' does not start with D, P, R or C"),
+        );
+    }
+    let status = rec.field("status").unwrap_or("").trim();
+    if status.is_empty() {
+        push(
+            Some(rec),
+            &rec.file,
+            start,
+            "KB-QUEUE-SCHEMA",
+            "error",
+            "the item has no '- status:' line".into(),
+        );
+    }
+    let conf = rec.field("confirmations").unwrap_or("").trim();
+    let conf_ok = conf == "-/-"
+        || conf.split_once('/').is_some_and(|(n, d)| n.parse::<u32>().is_ok() && d == "2");
+    if !conf_ok {
+        push(
+            Some(rec),
+            &rec.file,
+            start,
+            "KB-QUEUE-SCHEMA",
+            "warning",
+            format!("confirmations '{conf}' is not 'n/2' or '-/-'"),
+        );
+    }
+    if status == "pending" {
+        let repro = rec.field("repro").unwrap_or("");
+        let first = repro.lines().next().unwrap_or("").trim();
+        let inline_python = first.starts_with("python -c") || first.starts_with("python3 -c");
+        let workspace = first.contains("examples/")
+            || first.contains("/tmp/")
+            || first.starts_with("./")
+            || first.contains("cd examples");
+        if workspace && !inline_python {
+            push(Some(rec), &rec.file, start, "KB-QUEUE-REPRO", "error", format!("the repro is a workspace command ('{}'); expected a knowledge-domain script, repro-missing or none", first.chars().take(80).collect::<String>()));
+        }
+    }
+}
+
+/// The `examples/…` paths a line references.
+fn example_refs(line: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut rest = line;
+    while let Some(i) = rest.find("examples/") {
+        let before_ok = i == 0
+            || !rest[..i].ends_with(|c: char| c.is_ascii_alphanumeric() || c == '_' || c == '/');
+        let tail = &rest[i..];
+        let end = tail
+            .find(|c: char| !(c.is_ascii_alphanumeric() || "_-./".contains(c)))
+            .unwrap_or(tail.len());
+        let path = tail[..end].trim_end_matches(['.', ',', ';', ':', '!', '?']);
+        if before_ok && path.len() > "examples/".len() {
+            out.push(path.to_string());
+        }
+        rest = &tail[end.max(1)..];
+    }
+    out
+}
+
+/// Tokens of a text for similarity: the search tokenizer's, as a set.
+pub fn token_set(text: &str) -> BTreeSet<String> {
+    CjkBigramTokenizer::default().tokens(text).into_iter().map(|t| t.text).collect()
+}
+
+/// Jaccard similarity of two token sets.
+pub fn jaccard(a: &BTreeSet<String>, b: &BTreeSet<String>) -> f64 {
+    if a.is_empty() && b.is_empty() {
+        return 0.0;
+    }
+    let inter = a.intersection(b).count() as f64;
+    inter / ((a.len() + b.len()) as f64 - inter)
+}
+
+/// One file's budget report.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct BudgetRow {
+    /// The file.
+    pub path: String,
+    /// Its size.
+    pub bytes: u64,
+    /// Its budget, if any.
+    pub budget_bytes: Option<u64>,
+    /// Its line count.
+    pub lines: u64,
+    /// Whether it exceeds its budget (bytes, or lines for repros).
+    pub over: bool,
+    /// For a file over budget: entry pairs ranked by similarity, negative entries excluded.
+    pub candidates: Vec<(String, String, f64)>,
+}
+
+/// Checks every managed file and repro against its budget.
+pub fn budget(txn: &ReadTxn, budgets: &Budgets) -> Result<Vec<BudgetRow>, StoreError> {
+    let records = txn.records()?;
+    let mut out = Vec::new();
+    for layout in txn.files()? {
+        let text = crate::render::render_layout(txn, &layout).unwrap_or_default();
+        let budget = budgets.for_file(&layout.path);
+        let bytes = text.len() as u64;
+        let over = budget.is_some_and(|b| bytes > b);
+        let mut candidates = Vec::new();
+        if over {
+            let entries: Vec<(&Record, BTreeSet<String>)> = layout
+                .items
+                .iter()
+                .filter_map(|i| match i {
+                    LayoutItem::Record(h) => records.iter().find(|r| r.case_hash() == *h),
+                    LayoutItem::Prose(_) => None,
+                })
+                .filter(|r| matches!(r.kind, Kind::Entry | Kind::Bottleneck) && !is_negative(r))
+                .map(|r| (r, token_set(r.body().unwrap_or(""))))
+                .collect();
+            for (i, (a, ta)) in entries.iter().enumerate() {
+                for (b, tb) in &entries[i + 1..] {
+                    let s = jaccard(ta, tb);
+                    candidates.push((
+                        a.id.clone(),
+                        b.id.clone(),
+                        (s * 10_000.0).round() / 10_000.0,
+                    ));
+                }
+            }
+            candidates
+                .sort_by(|x, y| y.2.total_cmp(&x.2).then_with(|| (&x.0, &x.1).cmp(&(&y.0, &y.1))));
+            candidates.truncate(10);
+        }
+        out.push(BudgetRow {
+            path: layout.path.clone(),
+            bytes,
+            budget_bytes: budget,
+            lines: text.lines().count() as u64,
+            over,
+            candidates,
+        });
+    }
+    for r in records.iter().filter(|r| r.kind == Kind::Repro) {
+        let bytes: u64 = r.field("bytes").and_then(|v| v.parse().ok()).unwrap_or(0);
+        let lines: u64 = r.field("lines").and_then(|v| v.parse().ok()).unwrap_or(0);
+        out.push(BudgetRow {
+            path: r.id.clone(),
+            bytes,
+            budget_bytes: Some(budgets.repro_bytes),
+            lines,
+            over: bytes > budgets.repro_bytes || lines > budgets.repro_lines,
+            candidates: Vec::new(),
+        });
+    }
+    out.sort_by(|a, b| a.path.cmp(&b.path));
+    Ok(out)
+}
+
+/// The parts of a toolchain stamp that can be compared.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct Stamp {
+    /// A tilelang commit: the first 7–40 character hex word with a letter in it (an all-digit
+    /// date such as `20260907` is not a commit; the old tool took it for one).
+    pub commit: Option<String>,
+    /// A `YYYY-MM-DD` build date.
+    pub build_date: Option<String>,
+    /// The CANN version.
+    pub cann: Option<String>,
+}
+
+/// Parses the comparable parts of a stamp.
+pub fn parse_stamp(s: &str) -> Stamp {
+    let words: Vec<&str> =
+        s.split(|c: char| !c.is_ascii_alphanumeric() && c != '-' && c != '.').collect();
+    let commit = s
+        .split(|c: char| !c.is_ascii_hexdigit())
+        .find(|w| {
+            (7..=40).contains(&w.len())
+                && w.chars().any(|c| c.is_ascii_alphabetic())
+                && w.chars().all(|c| c.is_ascii_hexdigit() && !c.is_ascii_uppercase())
+        })
+        .map(str::to_string);
+    let build_date = words.iter().find_map(|w| {
+        let w = w.get(..10)?;
+        let b = w.as_bytes();
+        (b.len() == 10
+            && b[4] == b'-'
+            && b[7] == b'-'
+            && w.replace('-', "").bytes().all(|c| c.is_ascii_digit()))
+        .then(|| w.to_string())
+    });
+    let cann = s
+        .find("CANN")
+        .and_then(|i| {
+            s[i + 4..].split_whitespace().next().map(|v| {
+                v.trim_matches(|c: char| !c.is_ascii_alphanumeric() && c != '.').to_string()
+            })
+        })
+        .filter(|v| v.chars().any(|c| c.is_ascii_digit()));
+    Stamp { commit, build_date, cann }
+}
+
+/// One entry's staleness verdict.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct StaleEntry {
+    /// The entry.
+    pub id: String,
+    /// Its toolchain value.
+    pub toolchain: String,
+    /// Its file.
+    pub path: String,
+    /// `stale` or `unknown`.
+    pub verdict: String,
+    /// The components that differ (`commit`, `build_date`, `cann`).
+    pub differs: Vec<String>,
+}
+
+/// Compares every entry's stamp with `current`: stale when a component both name differs,
+/// unknown when they share none, fresh otherwise.
+pub fn stale(records: &[Record], current: &Stamp) -> (usize, Vec<StaleEntry>) {
+    let mut checked = 0;
+    let mut out = Vec::new();
+    for rec in records.iter().filter(|r| r.kind == Kind::Entry) {
+        let Some(tc) = rec.field("toolchain") else { continue };
+        checked += 1;
+        let s = parse_stamp(tc);
+        let mut shared = 0;
+        let mut differs = Vec::new();
+        let mut cmp = |name: &str, a: &Option<String>, b: &Option<String>, prefix: bool| {
+            if let (Some(a), Some(b)) = (a, b) {
+                shared += 1;
+                let same = if prefix {
+                    a.starts_with(b.as_str()) || b.starts_with(a.as_str())
+                } else {
+                    a == b
+                };
+                if !same {
+                    differs.push(name.to_string());
+                }
+            }
+        };
+        cmp("commit", &s.commit, &current.commit, true);
+        cmp("build_date", &s.build_date, &current.build_date, false);
+        cmp("cann", &s.cann, &current.cann, false);
+        let verdict = if !differs.is_empty() {
+            "stale"
+        } else if shared == 0 {
+            "unknown"
+        } else {
+            continue;
+        };
+        out.push(StaleEntry {
+            id: rec.id.clone(),
+            toolchain: tc.trim().to_string(),
+            path: rec.file.clone(),
+            verdict: verdict.into(),
+            differs,
+        });
+    }
+    (checked, out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn stamps_parse_commit_date_and_cann_but_not_dates_as_commits() {
+        let s =
+            parse_stamp("tilelang 0.1.2+ed787bb（2026-09-07 build）/ Ascend910B2C / CANN 8.5.0");
+        assert_eq!(s.commit.as_deref(), Some("ed787bb"));
+        assert_eq!(s.build_date.as_deref(), Some("2026-09-07"));
+        assert_eq!(s.cann.as_deref(), Some("8.5.0"));
+        assert_eq!(parse_stamp("build 20260907").commit, None);
+    }
+
+    #[test]
+    fn repro_missing_with_a_note_is_not_a_path() {
+        assert_eq!(repro_path("repro-missing（知识域最小 repro 待回填）"), None);
+        assert_eq!(repro_path("none"), None);
+        assert!(repro_path("repro/TRAP-x.py").is_some_and(|p| p.ends_with("/repro/TRAP-x.py")));
+    }
+
+    #[test]
+    fn example_refs_strip_punctuation() {
+        assert_eq!(example_refs("见 `examples/a/b.md`。"), ["examples/a/b.md"]);
+        assert!(example_refs("no refs/examples/x").is_empty());
+    }
+
+    #[test]
+    fn jaccard_is_bounded() {
+        let a = token_set("UB 膨胀 multi-buffer");
+        assert!((jaccard(&a, &a) - 1.0).abs() < 1e-9);
+        assert_eq!(jaccard(&a, &token_set("completely different")), 0.0);
+    }
+}

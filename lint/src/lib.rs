@@ -1,0 +1,84 @@
+//! Lint rules for evokb knowledge-base entries: the security checks of issue 6 item 3
+//! (`KB-SEC-INJECTION`, `KB-SEC-HIDDEN`, `KB-SEC-PATH`) and the whole-body `KB-IMPERATIVE`
+//! check that fixes the old `kb_lint` defect (spec §8 item 4: only the start of the body was
+//! tested, so the rule never fired).
+//!
+//! Every check is a pure function over one entry's text (front-matter and body as one string);
+//! only [`check_paths`] touches the file system, and only to resolve symlinks when a
+//! repository root is given. No check panics on any input.
+//!
+//! Line numbers in [`Finding::line`] are 1-based within the text that was passed in.
+
+mod hidden;
+mod imperative;
+mod injection;
+mod paths;
+mod text;
+
+pub use hidden::check_hidden;
+pub use imperative::check_imperative;
+pub use injection::check_injection;
+pub use paths::check_paths;
+
+/// Code of the injected-instruction check.
+pub const KB_SEC_INJECTION: &str = "KB-SEC-INJECTION";
+/// Code of the hidden-content check.
+pub const KB_SEC_HIDDEN: &str = "KB-SEC-HIDDEN";
+/// Code of the paths-leaving-the-repository check.
+pub const KB_SEC_PATH: &str = "KB-SEC-PATH";
+/// Code of the imperative-text check (the old tool's code, kept).
+pub const KB_IMPERATIVE: &str = "KB-IMPERATIVE";
+
+/// How serious a finding is. `Error` findings make `evokb lint` exit 1 and block `add`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Severity {
+    /// Blocks the mutation; lint exits 1.
+    Error,
+    /// Reported only.
+    Warning,
+}
+
+impl Severity {
+    /// `"error"` or `"warning"`, as printed in `--json` output.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Severity::Error => "error",
+            Severity::Warning => "warning",
+        }
+    }
+}
+
+/// One rule violation.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Finding {
+    /// Rule code, e.g. `KB-SEC-INJECTION`.
+    pub code: &'static str,
+    /// Error or warning.
+    pub severity: Severity,
+    /// 1-based line within the text given to the check.
+    pub line: usize,
+    /// Human-readable explanation; names the category and quotes the offending fragment.
+    pub message: String,
+}
+
+/// All three security checks over one entry, sorted by line then code.
+pub fn check_security(
+    text: &str,
+    repo_root: Option<&std::path::Path>,
+    file_dir: Option<&std::path::Path>,
+) -> Vec<Finding> {
+    let mut out = check_injection(text);
+    out.extend(check_hidden(text));
+    out.extend(check_paths(text, repo_root, file_dir));
+    out.sort_by(|a, b| a.line.cmp(&b.line).then(a.code.cmp(b.code)));
+    out
+}
+
+/// Compile a built-in pattern. The patterns are constants, covered by the unit tests that
+/// force every rule table, so this cannot fail on user input.
+pub(crate) fn re(pattern: &str) -> regex::Regex {
+    regex::RegexBuilder::new(pattern)
+        .size_limit(64 << 20)
+        .build()
+        .unwrap_or_else(|e| panic!("built-in lint pattern does not compile: {e}\n{pattern}"))
+}

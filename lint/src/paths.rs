@@ -1,0 +1,445 @@
+//! `KB-SEC-PATH`: paths in an entry that lead out of the repository.
+//!
+//! Flagged, per line:
+//! - absolute POSIX paths whose first segment is a system root (`/etc`, `/home`, `/tmp/…`,
+//!   `/usr`, `/Users`, …) or that have at least two name segments (`/a/b`); `/dev/null` and
+//!   the other standard streams, and a bare `/tmp` (named as scratch space), are allowed; a
+//!   slash glued to a Chinese character (`地板/M7-clean/vcmp`) is a list separator unless a
+//!   system root follows;
+//! - Windows drive paths (`C:\…`, `C:/…`) and UNC paths (`\\host\share`);
+//! - home paths: `~/…`, `~user/…`, `$HOME`, `${HOME}`, `%USERPROFILE%` and friends;
+//! - `file://` URLs (they name a local absolute path);
+//! - relative paths whose `..` segments climb above the repository root, resolved lexically
+//!   from the entry's directory (`file_dir`, relative to `repo_root` or absolute inside it;
+//!   without it the entry is taken to sit at the root);
+//! - when `repo_root` is given: relative paths that exist on disk (from `file_dir` or from the
+//!   root) but resolve, through a symlink, outside the canonical root.
+//!
+//! Not flagged: URLs with a network scheme, markdown anchors (`#x`), repo-relative paths
+//! (`docs/…`, `examples/…` — including the spec's provenance-marked workspace paths, which are
+//! repo-relative), `...` ellipsis segments, ranges such as `1..n`, fractions like `1/2`.
+//!
+//! Provenance-marked absolute paths (`/tmp/opencode/… (session-local)`, `/home/tilelang/…`) are
+//! still findings: the marker is free text and cannot vouch for a path outside the tree. On a
+//! marked line the finding is a warning (provenance may rot, spec §1), otherwise an error.
+
+use std::path::{Component, Path, PathBuf};
+use std::sync::LazyLock;
+
+use regex::Regex;
+
+use crate::text::quote;
+use crate::{re, Finding, Severity, KB_SEC_PATH};
+
+/// First segments of absolute paths that always denote a location outside a repository.
+const SYSTEM_ROOTS: &[&str] = &[
+    "etc",
+    "home",
+    "root",
+    "tmp",
+    "var",
+    "usr",
+    "opt",
+    "proc",
+    "sys",
+    "dev",
+    "mnt",
+    "bin",
+    "sbin",
+    "lib",
+    "lib64",
+    "boot",
+    "run",
+    "srv",
+    "snap",
+    "media",
+    "private",
+    "Users",
+    "Library",
+    "System",
+    "Volumes",
+    "Applications",
+    "nfs",
+    "scratch",
+    "workspace",
+    "data",
+];
+/// Device paths that are harmless sinks or sources.
+const ALLOWED_ABSOLUTE: &[&str] = &[
+    "/dev/null",
+    "/dev/stdin",
+    "/dev/stdout",
+    "/dev/stderr",
+    "/dev/zero",
+    "/dev/urandom",
+    "/dev/random",
+];
+/// The spec's provenance markers (KB-PROC-REF).
+const PROVENANCE_MARKERS: &[&str] = &[
+    "溯源",
+    "provenance",
+    "session-local",
+    "工作区",
+    "归档",
+    "原任务",
+    "原始档案",
+    "首次验证",
+    "raw 对账",
+    "见其 opt_log",
+    "见该任务",
+];
+
+static URL: LazyLock<Regex> =
+    LazyLock::new(|| re(r#"(?i)(?-u:\b)([a-z][a-z0-9+.-]{1,20})://[^\s<>"'`）)\]，。；]*"#));
+static WINDOWS: LazyLock<Regex> = LazyLock::new(|| {
+    re(
+        r#"(?:^|[^A-Za-z0-9_])([A-Za-z]:(?:\\|/)[A-Za-z0-9._$~ -][^\s"'`<>|，。；）)]*|\\\\[A-Za-z0-9._$-]+\\[^\s"'`<>|，。；）)]*)"#,
+    )
+});
+static HOME_VAR: LazyLock<Regex> = LazyLock::new(|| {
+    re(
+        r"\$\{?HOME\}?(?:[^A-Za-z0-9_]|$)|\$env:(?:USERPROFILE|HOME)(?-u:\b)|(?i)%(?:USERPROFILE|HOMEPATH|HOMEDRIVE|APPDATA|LOCALAPPDATA)%",
+    )
+});
+
+fn is_delimiter(c: char) -> bool {
+    c.is_whitespace()
+        || matches!(
+            c,
+            '`' | '\'' | '"' | '<' | '>' | '(' | ')' | '[' | ']' | '{' | '}' | ',' | ';' | '|'
+                | ':' | '=' | '!' | '?' | '*'
+        )
+        // CJK punctuation, full-width forms and ideographs end a path in running text.
+        || matches!(c as u32, 0x3000..=0x303F | 0x3400..=0x4DBF | 0x4E00..=0x9FFF | 0xF900..=0xFAFF | 0xFF00..=0xFFEF)
+}
+
+/// Where relative paths are resolved from.
+struct Context {
+    /// Canonical (or as-given) repository root, when known.
+    root: Option<PathBuf>,
+    /// The entry's directory on disk, when the root is known.
+    base: Option<PathBuf>,
+    /// How many directories the entry's directory is below the root.
+    depth: usize,
+    /// Human-readable name of the entry's directory, for messages.
+    dir_label: String,
+}
+
+fn normal_depth(p: &Path) -> usize {
+    let mut depth: usize = 0;
+    for c in p.components() {
+        match c {
+            Component::Normal(_) => depth += 1,
+            Component::ParentDir => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    depth
+}
+
+impl Context {
+    fn new(repo_root: Option<&Path>, file_dir: Option<&Path>) -> Context {
+        let root = repo_root.map(|r| std::fs::canonicalize(r).unwrap_or_else(|_| r.to_path_buf()));
+        let dir_label =
+            file_dir.map_or_else(|| "the repository root".to_string(), |d| d.display().to_string());
+        match (root, file_dir) {
+            (Some(root), dir) => {
+                let base = match dir {
+                    Some(d) if d.is_absolute() => {
+                        std::fs::canonicalize(d).unwrap_or_else(|_| d.to_path_buf())
+                    }
+                    Some(d) => root.join(d),
+                    None => root.clone(),
+                };
+                let depth = base.strip_prefix(&root).map_or(0, normal_depth);
+                Context { base: Some(base), root: Some(root), depth, dir_label }
+            }
+            (None, Some(d)) if !d.is_absolute() => {
+                Context { root: None, base: None, depth: normal_depth(d), dir_label }
+            }
+            (None, _) => Context { root: None, base: None, depth: 0, dir_label },
+        }
+    }
+}
+
+/// How many levels above the root a relative path climbs (0 = stays inside).
+fn escape_levels(depth: usize, token: &str) -> usize {
+    let mut d = i64::try_from(depth).unwrap_or(i64::MAX);
+    let mut lowest = d;
+    for seg in token.split(['/', '\\']) {
+        match seg {
+            "" | "." => {}
+            ".." => {
+                d -= 1;
+                lowest = lowest.min(d);
+            }
+            _ => d += 1,
+        }
+    }
+    usize::try_from(-lowest.min(0)).unwrap_or(0)
+}
+
+fn is_name_segment(seg: &str) -> bool {
+    let mut chars = seg.chars();
+    matches!(chars.next(), Some(c) if c.is_ascii_alphabetic() || c == '_' || c == '.')
+        && seg
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-' | '+' | '@'))
+        && seg != "."
+        && seg != ".."
+}
+
+/// Whether an absolute POSIX path token names a real location (not `/2`, `//x`, `/ `).
+///
+/// `glued` is set when the token follows an ideograph with no space (`地板/M7-clean/vcmp`,
+/// `契约/L1/L2`): in Chinese prose that slash is a list separator, so only a system root
+/// counts there. A bare `/tmp` is scratch space named as a place to write, not content.
+fn is_absolute_path(token: &str, glued: bool) -> bool {
+    if !token.starts_with('/') || token.starts_with("//") {
+        return false;
+    }
+    let trimmed = token.trim_end_matches('/');
+    if ALLOWED_ABSOLUTE.contains(&trimmed) || trimmed == "/tmp" {
+        return false;
+    }
+    let segs: Vec<&str> = token.split('/').filter(|s| !s.is_empty()).collect();
+    match segs.first() {
+        Some(first) if SYSTEM_ROOTS.contains(first) => true,
+        Some(first) => {
+            !glued
+                && segs.len() >= 2
+                && is_name_segment(first)
+                && segs.get(1).is_some_and(|s| !s.is_empty())
+        }
+        None => false,
+    }
+}
+
+/// Split a line at delimiters, yielding each token with whether it directly follows an
+/// ideograph.
+fn tokens(line: &str) -> Vec<(&str, bool)> {
+    let mut out = Vec::new();
+    let mut start: Option<usize> = None;
+    let mut prev: Option<char> = None;
+    let mut glued = false;
+    for (i, c) in line.char_indices() {
+        if is_delimiter(c) {
+            if let Some(s) = start.take() {
+                out.push((line.get(s..i).unwrap_or(""), glued));
+            }
+        } else if start.is_none() {
+            start = Some(i);
+            glued = prev.is_some_and(is_ideograph);
+        }
+        prev = Some(c);
+    }
+    if let Some(s) = start {
+        out.push((line.get(s..).unwrap_or(""), glued));
+    }
+    out
+}
+
+fn is_ideograph(c: char) -> bool {
+    matches!(c as u32, 0x3400..=0x4DBF | 0x4E00..=0x9FFF | 0xF900..=0xFAFF)
+}
+
+fn is_home_token(token: &str) -> bool {
+    if token.starts_with("~/") {
+        return true;
+    }
+    let Some(rest) = token.strip_prefix('~') else {
+        return false;
+    };
+    match rest.split_once('/') {
+        Some((user, _)) => {
+            !user.is_empty()
+                && user.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_')
+                && user.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.'))
+        }
+        None => false,
+    }
+}
+
+fn clean_token(raw: &str) -> &str {
+    let t = raw.split('#').next().unwrap_or("");
+    t.trim_end_matches(['.', '、', '】', '）', ')', '\'', '"'])
+}
+
+/// Resolve `token` from the entry's directory and from the root; report a symlink escape.
+fn symlink_escape(ctx: &Context, token: &str) -> Option<PathBuf> {
+    let root = ctx.root.as_ref()?;
+    if token.len() > 1024 || token.contains('\0') {
+        return None;
+    }
+    let rel = token.trim_end_matches('/');
+    if rel.is_empty() {
+        return None;
+    }
+    let mut bases: Vec<&PathBuf> = Vec::new();
+    if let Some(b) = ctx.base.as_ref() {
+        bases.push(b);
+    }
+    bases.push(root);
+    for base in bases {
+        let candidate = base.join(rel);
+        if std::fs::symlink_metadata(&candidate).is_err() {
+            continue;
+        }
+        match std::fs::canonicalize(&candidate) {
+            Ok(real) if !real.starts_with(root) => return Some(real),
+            Ok(_) => {}
+            Err(_) => {
+                // A dangling link: judge its target as written.
+                if let Ok(target) = std::fs::read_link(&candidate) {
+                    if target.is_absolute() && !target.starts_with(root) {
+                        return Some(target);
+                    }
+                }
+            }
+        }
+    }
+    None
+}
+
+/// Find paths that leave the repository (see the module docs).
+pub fn check_paths(text: &str, repo_root: Option<&Path>, file_dir: Option<&Path>) -> Vec<Finding> {
+    let ctx = Context::new(repo_root, file_dir);
+    let mut out = Vec::new();
+    for (line_no, raw_line) in crate::text::numbered_lines(text) {
+        let line: String = raw_line
+            .chars()
+            .filter(|c| {
+                !crate::text::is_zero_width(*c)
+                    && !crate::text::is_bidi_control(*c)
+                    && !crate::text::is_tag_char(*c)
+            })
+            .collect();
+        let lower = line.to_lowercase();
+        let marked = PROVENANCE_MARKERS.iter().any(|m| lower.contains(m));
+        let suffix = if marked {
+            " (the line carries a provenance marker; the path is still outside the repository)"
+        } else {
+            ""
+        };
+        let mut found: Vec<(String, String)> = Vec::new();
+        let push = |kind: &str, frag: &str, found: &mut Vec<(String, String)>| {
+            if !found.iter().any(|(_, f)| f == frag) {
+                found.push((kind.to_string(), frag.to_string()));
+            }
+        };
+
+        // URLs are masked; file:// URLs name a local path.
+        let mut masked = line.clone();
+        for caps in URL.captures_iter(&line) {
+            let (Some(all), Some(scheme)) = (caps.get(0), caps.get(1)) else {
+                continue;
+            };
+            if scheme.as_str().eq_ignore_ascii_case("file") {
+                push("file:// URL naming a local path", all.as_str(), &mut found);
+            }
+            masked.replace_range(all.range(), &" ".repeat(all.len()));
+        }
+        for caps in WINDOWS.captures_iter(&masked.clone()) {
+            let Some(m) = caps.get(1) else { continue };
+            push("Windows absolute path", m.as_str(), &mut found);
+            masked.replace_range(m.range(), &" ".repeat(m.len()));
+        }
+        for m in HOME_VAR.find_iter(&masked) {
+            let frag = m
+                .as_str()
+                .trim_end_matches(|c: char| !c.is_ascii_alphanumeric() && c != '%' && c != '}');
+            push("home-directory reference", frag, &mut found);
+        }
+
+        for (raw, glued) in tokens(&masked) {
+            let token = clean_token(raw);
+            if token.is_empty() {
+                continue;
+            }
+            if is_home_token(token) {
+                push("home-directory path", token, &mut found);
+            } else if is_absolute_path(token, glued) {
+                push("absolute path outside the repository", token, &mut found);
+            } else if !token.starts_with('/')
+                && (token.contains('/') || token.contains('\\'))
+                && token.split(['/', '\\']).any(|s| s == "..")
+            {
+                let levels = escape_levels(ctx.depth, token);
+                if levels > 0 {
+                    let kind = format!(
+                        "`..` traversal climbs {levels} level(s) above the repository root (resolved from {})",
+                        ctx.dir_label
+                    );
+                    push(&kind, token, &mut found);
+                } else if let Some(target) = symlink_escape(&ctx, token) {
+                    let kind = format!(
+                        "symlink resolves outside the repository (to {})",
+                        target.display()
+                    );
+                    push(&kind, token, &mut found);
+                }
+            } else if !token.starts_with('/') && (token.contains('/') || token.contains('.')) {
+                if let Some(target) = symlink_escape(&ctx, token) {
+                    let kind = format!(
+                        "symlink resolves outside the repository (to {})",
+                        target.display()
+                    );
+                    push(&kind, token, &mut found);
+                }
+            }
+        }
+
+        for (kind, frag) in found {
+            // A provenance-marked path records where a fact came from; the spec lets provenance
+            // rot, so it is reported, not blocking. An unmarked one is content that points a
+            // future reader outside the repository.
+            out.push(Finding {
+                code: KB_SEC_PATH,
+                severity: if marked { Severity::Warning } else { Severity::Error },
+                line: line_no,
+                message: format!("{kind}: {}{suffix}", quote(&frag, 80)),
+            });
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn n(text: &str) -> usize {
+        check_paths(text, None, None).len()
+    }
+
+    #[test]
+    fn flags_outside_paths() {
+        assert_eq!(n("read /etc/passwd now"), 1);
+        assert_eq!(n("see ~/.ssh/id_rsa"), 1);
+        assert_eq!(n("cd $HOME && ls"), 1);
+        assert_eq!(n(r"open C:\Windows\System32"), 1);
+        assert_eq!(n("load ../../secret.txt"), 1);
+        assert_eq!(n("file:///etc/hosts"), 1);
+        assert_eq!(n("探针 /tmp/opencode/probe，provenance 允许失效"), 1);
+    }
+
+    #[test]
+    fn leaves_repo_paths_alone() {
+        assert_eq!(n("see https://github.com/tile-ai/x/blob/main/a.md#L3"), 0);
+        assert_eq!(n("docs/Tilelang.language/内存操作/T.copy.md §3"), 0);
+        assert_eq!(n("examples/.../DESIGN.md::修订记录"), 0);
+        assert_eq!(n("fp16/bf16, 1/2, ~5.4µs, range 0..63, [anchor](#x)"), 0);
+        assert_eq!(n("2>/dev/null"), 0);
+        assert_eq!(n("单块链地板/M7-clean/vcmp 闭环；L0+契约/L1/L2/Boundary"), 0);
+        assert_eq!(n("每段先 Write 到 /tmp 再 cat 合并"), 0);
+        assert_eq!(n("探针/tmp/opencode/probe"), 1);
+    }
+
+    #[test]
+    fn traversal_depends_on_file_dir() {
+        let t = "see ../references/pattern-library.md";
+        assert_eq!(check_paths(t, None, None).len(), 1);
+        assert_eq!(check_paths(t, None, Some(Path::new(".agents/evolution"))).len(), 0);
+        assert_eq!(check_paths("../../../x", None, Some(Path::new(".agents/evolution"))).len(), 1);
+    }
+}
