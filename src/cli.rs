@@ -65,13 +65,76 @@ pub enum Command {
         #[arg(long, value_parser = parse_kind)]
         kind: Option<evokb_store::Kind>,
     },
-    /// Add entries (topic-file format) to the end of a topic file and its INDEX table
+    /// Add entries (topic-file format) to a topic file and its INDEX table, under the add rules
     Add {
         /// The topic file, relative to the root, or just its name (`attention.md`)
         #[arg(long, value_name = "PATH")]
         file: String,
         /// Read the entries from this file instead of standard input
         source: Option<PathBuf>,
+        #[command(flatten)]
+        actor: ActorArgs,
+        /// File a data entry that lacks its evidence triad as a Tier 1 queue item instead
+        #[arg(long)]
+        enqueue: bool,
+    },
+    /// Add a negative entry (a dead end, its reason and evidence); held to add's rules
+    Negate {
+        /// The topic file
+        #[arg(long, value_name = "PATH")]
+        file: String,
+        /// Read the entry from this file instead of standard input
+        source: Option<PathBuf>,
+        #[command(flatten)]
+        actor: ActorArgs,
+    },
+    /// Update fields of an entry in place, keeping its id
+    Update {
+        /// The entry
+        id: String,
+        /// FIELD=VALUE (can be repeated; `body=` sets the body)
+        #[arg(long = "set", value_name = "FIELD=VALUE", required = true)]
+        sets: Vec<String>,
+        #[command(flatten)]
+        actor: ActorArgs,
+    },
+    /// Merge entries into one, keeping every fact; the sources stay as deprecated pointers
+    Consolidate {
+        /// The entries merged away
+        #[arg(required = true)]
+        ids: Vec<String>,
+        /// The surviving entry
+        #[arg(long)]
+        into: String,
+        #[command(flatten)]
+        actor: ActorArgs,
+    },
+    /// Mark an entry as superseded (head marker and status flip); nothing is deleted
+    Deprecate {
+        /// The entry
+        id: String,
+        /// The entry that replaces it
+        #[arg(
+            long,
+            value_name = "NEW",
+            required_unless_present = "reason",
+            conflicts_with = "reason"
+        )]
+        by_entry: Option<String>,
+        /// Why it no longer holds
+        #[arg(long, value_name = "TEXT")]
+        reason: Option<String>,
+        #[command(flatten)]
+        actor: ActorArgs,
+    },
+    /// The review queue
+    #[command(subcommand)]
+    Queue(QueueCmd),
+    /// Print the Evolution Result block for one task's mutations
+    Report {
+        /// The task
+        #[arg(long)]
+        task: String,
     },
     /// Commit exactly the managed files evokb changed, as one evolution snapshot (never pushes)
     Snapshot {
@@ -395,4 +458,147 @@ impl FacetArgs {
 pub enum HooksCmd {
     /// Write a pre-commit hook running `render --check` and lint errors
     Install,
+}
+
+/// Who acts, for which task: every mutation records both.
+#[derive(Debug, Clone, clap::Args)]
+pub struct ActorArgs {
+    /// The task the change comes from
+    #[arg(long, value_name = "TASK_ID", default_value = "manual")]
+    pub task: String,
+    /// Who decided: evolver or human
+    #[arg(long, value_enum, default_value = "human")]
+    pub by: ByArg,
+}
+
+/// Who acts.
+#[derive(Debug, Clone, Copy, ValueEnum)]
+pub enum ByArg {
+    /// The evolver agent
+    Evolver,
+    /// A person
+    Human,
+}
+
+impl ByArg {
+    /// The word written to the files.
+    pub fn word(self) -> &'static str {
+        match self {
+            ByArg::Evolver => "evolver",
+            ByArg::Human => "human",
+        }
+    }
+}
+
+/// `evokb queue …`
+#[derive(Debug, Subcommand)]
+pub enum QueueCmd {
+    /// Add a pending item (Tier 1 for D/P/C at 1/2, Tier 2 for R)
+    Add {
+        /// D, P, R or C
+        #[arg(long = "type", value_name = "TYPE")]
+        kind: String,
+        /// One sentence with keywords
+        #[arg(long)]
+        title: String,
+        /// Provenance (can be repeated)
+        #[arg(long)]
+        evidence: Vec<String>,
+        /// A knowledge-domain script, repro-missing or none
+        #[arg(long, default_value = "repro-missing")]
+        repro: String,
+        /// The toolchain stamp
+        #[arg(long, default_value = "")]
+        toolchain: String,
+        /// The target file (repository path)
+        #[arg(long)]
+        target_doc: String,
+        /// A file holding the delta text
+        #[arg(long, value_name = "FILE")]
+        delta_file: PathBuf,
+        #[command(flatten)]
+        actor: ActorArgs,
+    },
+    /// Add a confirmation from a task; only distinct tasks of distinct lineages count
+    Confirm {
+        /// The item
+        vp: String,
+        /// The op lineage (default: the task id without its run stamp)
+        #[arg(long)]
+        lineage: Option<String>,
+        /// The evidence this task brings
+        #[arg(long)]
+        evidence: Option<String>,
+        /// Reproduced elsewhere with the full triad: count as 2/2 (Tier 1 only)
+        #[arg(long)]
+        fast_track: bool,
+        #[command(flatten)]
+        actor: ActorArgs,
+    },
+    /// Print one item's fields
+    Show {
+        /// The item
+        vp: String,
+        /// Print as JSON
+        #[arg(long)]
+        json: bool,
+    },
+    /// Perform a verified Tier 1 item's delta and mark it merged
+    Merge {
+        /// The item
+        vp: String,
+        /// The delta is prose that was applied by hand; record the merge
+        #[arg(long)]
+        applied: bool,
+        #[command(flatten)]
+        actor: ActorArgs,
+    },
+    /// Record a person's approval of a Tier 2 item
+    Approve {
+        /// The item
+        vp: String,
+        /// The approval context
+        #[arg(long)]
+        note: String,
+        #[command(flatten)]
+        actor: ActorArgs,
+    },
+    /// Apply approved Tier 2 items: unique anchor, old → new, validated on a copy first
+    Apply {
+        /// The items
+        #[arg(required = true)]
+        vps: Vec<String>,
+        /// A shell command run on the changed temporary copy ($EVOKB_APPLY_FILE) first
+        #[arg(long, value_name = "CMD")]
+        validate: Option<String>,
+        #[command(flatten)]
+        actor: ActorArgs,
+    },
+    /// Reject an item, with the reason
+    Reject {
+        /// The item
+        vp: String,
+        /// Why
+        #[arg(long)]
+        reason: String,
+        #[command(flatten)]
+        actor: ActorArgs,
+    },
+    /// Mark items pending more than 90 days as expired
+    Expire {
+        /// Today's date (YYYY-MM-DD); default: the current UTC date
+        #[arg(long)]
+        today: Option<String>,
+        #[command(flatten)]
+        actor: ActorArgs,
+    },
+    /// List items pending more than 75 days (15 days before they expire)
+    Due {
+        /// Today's date (YYYY-MM-DD); default: the current UTC date
+        #[arg(long)]
+        today: Option<String>,
+        /// Print as JSON
+        #[arg(long)]
+        json: bool,
+    },
 }

@@ -11,12 +11,14 @@
 
 pub mod diag;
 pub mod error;
+pub mod evolve;
 pub mod hits;
 pub mod layout;
 pub mod merge;
 pub mod mutate;
 pub mod parse;
 pub mod policy;
+pub mod queue;
 pub mod render;
 pub mod sync;
 pub mod synth;

@@ -70,20 +70,53 @@ pub fn set_field(
     value: &str,
 ) -> Result<MutationReport, MutateError> {
     let mut w = store.write()?;
-    let rec = find(&w, id, kind)?.ok_or_else(|| MutateError::NotFound { id: id.into() })?;
+    let report = set_field_in(&mut w, id, kind, field, value)?;
+    w.commit()?;
+    Ok(report)
+}
+
+/// [`set_field`] inside an open transaction.
+pub fn set_field_in(
+    w: &mut WriteTxn,
+    id: &str,
+    kind: Option<Kind>,
+    field: &str,
+    value: &str,
+) -> Result<MutationReport, MutateError> {
+    let rec = find(w, id, kind)?.ok_or_else(|| MutateError::NotFound { id: id.into() })?;
+    check_decided_item(&rec, field)?;
     let mut report = MutationReport::default();
     let changed = with_field(&rec, field, value)?;
-    report.changed.extend(commit_change(&mut w, &rec.file, changed)?);
+    report.changed.extend(commit_change(w, &rec.file, changed)?);
     if rec.kind == Kind::Entry && (field == "status" || field == "id") {
         if let Some(row) = w.record_by_id(Kind::IndexRow, &rec.id)? {
             if row.field(field).is_some() {
                 let changed_row = with_field(&row, field, value)?;
-                report.changed.extend(commit_change(&mut w, &row.file, changed_row)?);
+                report.changed.extend(commit_change(w, &row.file, changed_row)?);
             }
         }
     }
-    w.commit()?;
     Ok(report)
+}
+
+/// The statuses after which a queue item is archived.
+pub const TERMINAL_STATUSES: [&str; 4] = ["merged", "rejected", "expired", "conflict"];
+
+/// A decided queue item is immutable except for its status and `decided_*` fields.
+fn check_decided_item(rec: &Record, field: &str) -> Result<(), MutateError> {
+    let decided = rec.kind == Kind::QueueItem
+        && rec.field("status").is_some_and(|s| TERMINAL_STATUSES.contains(&s.trim()));
+    if decided && !(field == "status" || field.starts_with("decided_")) {
+        return Err(MutateError::InvalidValue {
+            field: field.into(),
+            reason: format!(
+                "{} is decided ({}); only its status and decided_* fields can change",
+                rec.id,
+                rec.field("status").unwrap_or("").trim()
+            ),
+        });
+    }
+    Ok(())
 }
 
 /// The record with `field` set to `value`.
@@ -254,6 +287,18 @@ pub(crate) fn commit_file(
 /// Adds the entries in `text` (topic-file format: `---` front-matter then body, one or more) at
 /// the end of topic file `path`, and a row for each in that file's `INDEX.md` table.
 pub fn add_entries(store: &Store, path: &str, text: &str) -> Result<MutationReport, MutateError> {
+    let mut w = store.write()?;
+    let report = add_entries_in(&mut w, path, text)?;
+    w.commit()?;
+    Ok(report)
+}
+
+/// [`add_entries`] inside an open transaction.
+pub fn add_entries_in(
+    w: &mut WriteTxn,
+    path: &str,
+    text: &str,
+) -> Result<MutationReport, MutateError> {
     if layout::role_of(path) != Some(FileRole::Topic) {
         return Err(MutateError::UnknownFile { path: path.into() });
     }
@@ -281,10 +326,9 @@ pub fn add_entries(store: &Store, path: &str, text: &str) -> Result<MutationRepo
     if !problems.is_empty() {
         return Err(MutateError::Invalid { diagnostics: problems });
     }
-    let mut w = store.write()?;
     let mut layout = w.file(path)?.ok_or_else(|| MutateError::UnknownFile { path: path.into() })?;
     let mut overrides: HashMap<CaseHash, Record> = HashMap::new();
-    ensure_trailing_newline(&mut w, &mut layout, &mut overrides)?;
+    ensure_trailing_newline(w, &mut layout, &mut overrides)?;
     for pr in &parsed.records {
         let rec = &pr.record;
         if let Some(existing) = w.record(&rec.case_hash())? {
@@ -297,7 +341,7 @@ pub fn add_entries(store: &Store, path: &str, text: &str) -> Result<MutationRepo
         layout.items.push(LayoutItem::Record(rec.case_hash()));
         overrides.insert(rec.case_hash(), rec.clone());
     }
-    let mut report = MutationReport { changed: commit_file(&mut w, layout, &overrides)? };
+    let mut report = MutationReport { changed: commit_file(w, layout, &overrides)? };
     if let Some(mut index) = w.file(layout::INDEX)? {
         let mut rows = HashMap::new();
         let topic = path.rsplit('/').next().unwrap_or(path);
@@ -306,9 +350,8 @@ pub fn add_entries(store: &Store, path: &str, text: &str) -> Result<MutationRepo
             insert_index_row(&mut index, topic, row.case_hash());
             rows.insert(row.case_hash(), row);
         }
-        report.changed.extend(commit_file(&mut w, index, &rows)?);
+        report.changed.extend(commit_file(w, index, &rows)?);
     }
-    w.commit()?;
     Ok(report)
 }
 

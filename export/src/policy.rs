@@ -146,11 +146,6 @@ pub fn is_negative(rec: &Record) -> bool {
     rec.field("negative").is_some_and(|v| v.trim() == "true")
 }
 
-fn is_data_entry(rec: &Record) -> bool {
-    matches!(rec.field("kind").map(str::trim), Some("trap" | "constant"))
-        || rec.field("measured").is_some_and(|v| v.trim() == "true")
-}
-
 /// Whether a toolchain value carries a stamp (the old KB-FM-STAMP test).
 pub fn has_stamp(toolchain: &str) -> bool {
     let has_year = toolchain.as_bytes().windows(4).any(|w| w.iter().all(u8::is_ascii_digit));

@@ -124,7 +124,7 @@ fn fuzz_loop_with_real_root() {
         let mut s = String::new();
         for _ in 0..len {
             let r = next(&mut state);
-            if r % 3 == 0 {
+            if r.is_multiple_of(3) {
                 if let Some(c) = char::from_u32((r >> 8) as u32 % 0x11_0000) {
                     s.push(c);
                 }

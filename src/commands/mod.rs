@@ -1,6 +1,7 @@
 //! Command dispatch: one function per subcommand, each returning the exit code or an error.
 
 mod analytics;
+mod evolve;
 mod gitops;
 mod policy;
 mod records;
@@ -22,7 +23,19 @@ pub fn run(cli: &Cli) -> CmdResult {
         Command::Verify { json } => sync::verify(root, *json),
         Command::Get { id, kind, json } => records::get(root, id, *kind, *json),
         Command::Set { id, field, value, kind } => records::set(root, id, *kind, field, value),
-        Command::Add { file, source } => records::add(root, file, source.as_deref()),
+        Command::Add { file, source, actor, enqueue } => {
+            evolve::add(root, file, source.as_deref(), actor, *enqueue, false)
+        }
+        Command::Negate { file, source, actor } => {
+            evolve::add(root, file, source.as_deref(), actor, false, true)
+        }
+        Command::Update { id, sets, actor } => evolve::update(root, id, sets, actor),
+        Command::Consolidate { ids, into, actor } => evolve::consolidate(root, ids, into, actor),
+        Command::Deprecate { id, by_entry, reason, actor } => {
+            evolve::deprecate(root, id, by_entry.as_deref(), reason.as_deref(), actor)
+        }
+        Command::Queue(cmd) => evolve::queue(root, cmd),
+        Command::Report { task } => evolve::report(root, task),
         Command::List { kind, json } => records::list(root, *kind, *json),
         Command::Lint { json, errors_only } => policy::lint(root, *json, *errors_only),
         Command::Budget { json } => policy::budget(root, *json),

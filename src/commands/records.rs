@@ -1,10 +1,8 @@
 //! `get`, `set`, `add` and `list`: reading and changing individual records.
 
 use std::fmt::Write as _;
-use std::io::Read;
 use std::path::Path;
 
-use evokb_export::layout::{role_of, FileRole, PL_DIR};
 use evokb_export::mutate;
 use evokb_store::{Kind, Record};
 use serde_json::json;
@@ -33,14 +31,31 @@ pub fn get(root: Option<&Path>, id: &str, kind: Option<Kind>, json_out: bool) ->
     let root = root::find(root)?;
     let store = root::open(&root)?;
     let txn = store.read()?;
-    let rec = mutate::find(&txn, id, kind)?.ok_or_else(|| {
+    let found = mutate::find(&txn, id, kind)?;
+    // A consolidated entry resolves to its survivor.
+    let found = match &found {
+        Some(r) if r.kind == Kind::Entry && r.field("consolidated_into").is_some() => {
+            evokb_export::evolve::resolve(&store, id)?.or(found)
+        }
+        _ => found,
+    };
+    let rec = found.ok_or_else(|| {
         CommandError::new(ErrorKind::Usage, format!("no record has the id '{id}'"))
             .hint("'evokb list' shows the ids the store holds")
     })?;
     if json_out {
-        print_json(&record_json(&rec))?;
+        let mut value = record_json(&rec);
+        if rec.id != id {
+            value["resolved_from"] = json!(id);
+        }
+        print_json(&value)?;
     } else {
-        let mut out = format!(
+        let mut out = String::new();
+        if rec.id != id {
+            let _ = writeln!(out, "({id} was consolidated into {})", rec.id);
+        }
+        let _ = write!(
+            out,
             "{} {}\nfile: {}\ncase_hash: {}\n",
             rec.kind,
             rec.id,
@@ -77,48 +92,6 @@ pub fn set(
     }
     for (k, i) in &report.changed {
         let _ = writeln!(out, "updated {k} '{i}'");
-    }
-    print(&out)?;
-    ok()
-}
-
-pub fn add(root: Option<&Path>, file: &str, source: Option<&Path>) -> CmdResult {
-    let root = root::find(root)?;
-    let store = root::open(&root)?;
-    let path = if role_of(file) == Some(FileRole::Topic) {
-        file.to_string()
-    } else {
-        format!("{PL_DIR}/{file}")
-    };
-    let mut text = String::new();
-    match source {
-        Some(p) if p != Path::new("-") => {
-            let bytes = std::fs::read(p).map_err(|e| {
-                CommandError::new(
-                    ErrorKind::InvalidInput,
-                    format!("cannot read '{}': {e}", p.display()),
-                )
-            })?;
-            text = String::from_utf8(bytes).map_err(|e| {
-                CommandError::new(
-                    ErrorKind::InvalidInput,
-                    format!("'{}' is not UTF-8 text: {e}", p.display()),
-                )
-            })?;
-        }
-        _ => {
-            std::io::stdin().read_to_string(&mut text).map_err(|e| {
-                CommandError::new(
-                    ErrorKind::InvalidInput,
-                    format!("cannot read standard input as UTF-8 text: {e}"),
-                )
-            })?;
-        }
-    }
-    let report = mutate::add_entries(&store, &path, &text)?;
-    let mut out = String::new();
-    for (k, i) in &report.changed {
-        let _ = writeln!(out, "added {k} '{i}'");
     }
     print(&out)?;
     ok()

@@ -107,7 +107,7 @@ fn entries_added_concurrently_are_all_searchable_while_others_search() {
             std::thread::spawn(move || {
                 for i in 0..per {
                     let src = root.join(format!(".evokb/add-{p}-{i}.md"));
-                    std::fs::write(&src, format!("---\nid: CONC-{p}-{i}\nkind: trap\nstatus: verified\norigin_task: t\ntoolchain: 2026 build\nrepro: none\n---\n\n### zqxconcurrent{p}x{i} 并发条目\n")).expect("write");
+                    std::fs::write(&src, format!("---\nid: CONC-{p}-{i}\nkind: pattern\nstatus: verified\norigin_task: t\ntoolchain: 2026 build\nrepro: none\n---\n\n### zqxconcurrent{p}x{i} alpha{p}x{i} beta{p}x{i} gamma{p}x{i} 并发条目\n")).expect("write");
                     run_ok(&root, &["add", "--file", "traps-runtime.md", src.to_str().expect("utf-8")]);
                 }
             })

@@ -41,7 +41,7 @@ fn op(kind: usize, dir: &Path) -> Vec<String> {
         _ => {
             let mut text = String::new();
             for i in 0..20 {
-                text.push_str(&format!("---\nid: CRASH-{i}\nkind: trap\nstatus: verified\norigin_task: t\ntoolchain: 2026 build\nrepro: none\n---\n\n### crash {i}\n"));
+                text.push_str(&format!("---\nid: CRASH-{i}\nkind: pattern\nstatus: verified\norigin_task: t\ntoolchain: 2026 build\nrepro: none\n---\n\n### crash{i} kill{i}x unique{i}y\n"));
             }
             let src = dir.join(".evokb/new-entries.md");
             std::fs::write(&src, text).expect("write");

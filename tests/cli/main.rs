@@ -7,6 +7,8 @@ mod support;
 mod analytics;
 mod concurrency;
 mod crash;
+mod evolution;
+mod fuzz_regressions;
 mod gitmerge;
 mod malformed;
 mod props;

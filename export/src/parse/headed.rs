@@ -96,12 +96,12 @@ pub fn parse_gaps(b: &mut FileBuilder, text: &str, diags: &mut Vec<Diagnostic>) 
         text,
         3,
         &|content| {
-            let rest = content.strip_prefix("### ")?;
-            let id = rest.get(..12)?;
-            let ok = id.starts_with("CG-")
-                && id[3..7].bytes().all(|c| c.is_ascii_digit())
-                && id.as_bytes()[7] == b'-'
-                && id[8..].bytes().all(|c| c.is_ascii_digit());
+            // Byte-wise, so a multi-byte character where a digit belongs cannot split a char.
+            let id = content.strip_prefix("### ")?.as_bytes().get(..12)?;
+            let ok = id.starts_with(b"CG-")
+                && id[3..7].iter().all(u8::is_ascii_digit)
+                && id[7] == b'-'
+                && id[8..].iter().all(u8::is_ascii_digit);
             ok.then_some(16)
         },
         &gap_record,
@@ -196,8 +196,12 @@ fn parse_headed(
             i += 1;
             continue;
         };
-        let end =
-            hs[h + 1..].iter().find(|&&(_, lv)| lv <= level).map_or(ls.len(), |&(idx, _)| idx);
+        // CommonMark also ends lines at a lone '\r', so two headings can sit on one of our
+        // lines; only a heading on a later line ends the record (and the loop always advances).
+        let end = hs[h + 1..]
+            .iter()
+            .find(|&&(idx, lv)| idx > i && lv <= level)
+            .map_or(ls.len(), |&(idx, _)| idx);
         match make(b, &ls[i..end], id_end) {
             Some(rec) => b.record(rec, ls[i].no),
             None => {

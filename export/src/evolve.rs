@@ -1,0 +1,479 @@
+//! The five deltas of the merge policy as store operations: add, update, consolidate, negate
+//! and deprecate. Each runs in one transaction, enforces its rule, and appends a row to the
+//! `stats.md` change log naming the task and who acted.
+//!
+//! Rules enforced here (spec §6, issue 6):
+//! - entries are never deleted; negative entries (`negative: true`) can only be deprecated;
+//! - `add` refuses an entry on the same topic as an existing one (see [`same_topic`]) and points
+//!   to `update`;
+//! - a data entry (kind trap or constant, or `measured: true`) needs the evidence triad:
+//!   `origin_task`, a toolchain stamp and an existing repro; without it `add` refuses, or files
+//!   a Tier 1 queue item marked `repro-missing` when asked to enqueue;
+//! - entries with lint errors (injected instructions, hidden text, paths out of the repository,
+//!   missing or invalid front-matter) are refused;
+//! - `consolidate` keeps every fact of every source in the survivor and leaves the sources as
+//!   deprecated pointers, so their ids still resolve.
+
+use std::collections::{BTreeSet, HashMap};
+
+use evokb_store::{CaseHash, Kind, LayoutItem, Record, Segment, Store, WriteTxn};
+
+use crate::error::MutateError;
+use crate::layout::{self, FileRole};
+use crate::mutate::{commit_file, ensure_trailing_newline};
+use crate::parse::{self, parse_file};
+use crate::policy::{has_stamp, is_negative, jaccard, repro_path, token_set};
+
+/// Who is acting, for which task, on which day.
+#[derive(Debug, Clone, Copy)]
+pub struct Actor<'a> {
+    /// The task the change comes from.
+    pub task: &'a str,
+    /// `evolver` or `human`.
+    pub by: &'a str,
+    /// Today, `YYYY-MM-DD`.
+    pub today: &'a str,
+}
+
+/// The similarity at or above which two entries of one kind with a shared family are the same
+/// topic. Measured on the real sample: the most similar distinct pair scores 0.36 (two
+/// maxpool3d case pointers), while a lightly reworded copy of an entry scores above 0.7.
+pub const SAME_TOPIC_SIMILARITY: f64 = 0.5;
+
+fn invalid(reason: impl Into<String>) -> MutateError {
+    MutateError::InvalidValue { field: "entry".into(), reason: reason.into() }
+}
+
+/// Two entries are on the same topic when they have the same kind, share at least one family
+/// (or neither names one), and their title and body share at least half their tokens
+/// (Jaccard of CJK-bigram and word tokens ≥ [`SAME_TOPIC_SIMILARITY`]).
+pub fn same_topic(a: &Record, b: &Record) -> Option<f64> {
+    let kind = |r: &Record| r.field("kind").map(|k| k.trim().to_string());
+    if kind(a) != kind(b) {
+        return None;
+    }
+    let fam = |r: &Record| -> BTreeSet<String> {
+        r.field("family")
+            .map(evokb_store::query::parse_list)
+            .unwrap_or_default()
+            .into_iter()
+            .map(|f| f.to_lowercase())
+            .collect()
+    };
+    let (fa, fb) = (fam(a), fam(b));
+    if !(fa.is_empty() && fb.is_empty()) && fa.is_disjoint(&fb) {
+        return None;
+    }
+    let s = jaccard(&token_set(a.body().unwrap_or("")), &token_set(b.body().unwrap_or("")));
+    (s >= SAME_TOPIC_SIMILARITY).then_some(s)
+}
+
+/// Whether an entry needs the evidence triad.
+pub fn is_data_entry(rec: &Record) -> bool {
+    matches!(rec.field("kind").map(str::trim), Some("trap" | "constant"))
+        || rec.field("measured").is_some_and(|v| v.trim() == "true")
+}
+
+/// What is missing from an entry's evidence triad.
+pub fn triad_gaps(w: &WriteTxn, rec: &Record) -> Result<Vec<String>, MutateError> {
+    let mut gaps = Vec::new();
+    if rec.field("origin_task").is_none_or(|v| v.trim().is_empty()) {
+        gaps.push("origin_task".to_string());
+    }
+    if !rec.field("toolchain").is_some_and(has_stamp) {
+        gaps.push("a toolchain stamp".to_string());
+    }
+    match rec.field("repro").and_then(repro_path) {
+        Some(p) if w.record_by_id(Kind::Repro, &p)?.is_some() => {}
+        Some(p) => gaps.push(format!("the repro '{p}' (it does not exist)")),
+        None => gaps.push("a repro script".to_string()),
+    }
+    Ok(gaps)
+}
+
+/// Lint errors in one entry's text (security checks and front-matter rules).
+fn entry_errors(rec: &Record, root: &std::path::Path) -> Vec<String> {
+    let mut out: Vec<String> = evokb_lint::check_security(&rec.text(), Some(root), Some(root))
+        .into_iter()
+        .filter(|f| f.severity == evokb_lint::Severity::Error)
+        .map(|f| format!("{}: {}", f.code, f.message))
+        .collect();
+    for k in ["kind", "status", "origin_task", "toolchain", "repro"] {
+        if rec.field(k).is_none() {
+            out.push(format!("KB-FM-REQUIRED: missing '{k}'"));
+        }
+    }
+    let kind = rec.field("kind").unwrap_or("").trim();
+    if !kind.is_empty() && !["pattern", "trap", "case", "constant"].contains(&kind) {
+        out.push(format!("KB-FM-ENUM: kind '{kind}'"));
+    }
+    let status = rec.field("status").unwrap_or("").trim();
+    if !status.is_empty() && !["verified", "stale", "overturned"].contains(&status) {
+        out.push(format!("KB-FM-ENUM: status '{status}'"));
+    }
+    out
+}
+
+/// Appends a change-log row to `stats.md` in the open transaction.
+pub fn log_change(w: &mut WriteTxn, actor: &Actor<'_>, change: &str) -> Result<(), MutateError> {
+    let Some(mut file) = w.file(layout::STATS)? else { return Ok(()) };
+    let change = change.replace('|', "\\|").replace('\n', " ");
+    let line = format!("| {} | {} | {change}（task: {}） |", actor.today, actor.by, actor.task);
+    let mut last = None;
+    let mut same_key = 0;
+    for (i, item) in file.items.iter().enumerate() {
+        if let LayoutItem::Record(k) = item {
+            if let Some(r) = w.record(k)? {
+                if r.kind == Kind::ChangeRow {
+                    last = Some(i);
+                    if r.field("date").map(str::trim) == Some(actor.today)
+                        && r.field("by").map(str::trim) == Some(actor.by)
+                    {
+                        same_key += 1;
+                    }
+                }
+            }
+        }
+    }
+    let Some(at) = last else { return Ok(()) };
+    let Some(row) = parse::table::split_row(&line) else { return Ok(()) };
+    let spec = parse::table::TableSpec {
+        kind: Kind::ChangeRow,
+        keys: vec!["date".into(), "by".into(), "change".into()],
+        id_cols: vec![0, 1],
+    };
+    let base = format!("{} {}", actor.today, actor.by);
+    let id = if same_key == 0 { base } else { format!("{base} #{}", same_key + 1) };
+    let rec = Record {
+        kind: Kind::ChangeRow,
+        id,
+        file: layout::STATS.into(),
+        segments: parse::table::row_segments(&row, "\n", &spec),
+    };
+    let mut overrides = HashMap::new();
+    // The new row goes after the last one; if the table's last row is the file's last line
+    // without a newline, give it one first.
+    if let Some(LayoutItem::Record(k)) = file.items.get(at) {
+        if let Some(mut prev) = w.record(k)? {
+            if !prev.text().ends_with('\n') {
+                prev.segments.push(Segment::Lit("\n".into()));
+                prev.segments = parse::normalize(prev.segments);
+                overrides.insert(*k, prev);
+            }
+        }
+    }
+    file.items.insert(at + 1, LayoutItem::Record(rec.case_hash()));
+    overrides.insert(rec.case_hash(), rec);
+    commit_file(w, file, &overrides)?;
+    Ok(())
+}
+
+/// How `add` handles a data entry without its evidence triad.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MissingTriad {
+    /// Refuse the add.
+    Refuse,
+    /// File a Tier 1 queue item marked `repro-missing` instead.
+    Enqueue,
+}
+
+/// What an add did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum AddOutcome {
+    /// The entries were added (ids).
+    Added(Vec<String>),
+    /// A data entry lacked its triad and was queued as this item.
+    Enqueued(String),
+}
+
+/// Adds entries (topic-file format) to topic file `path` under every add rule. `negative`
+/// marks them as dead ends (`negate`).
+pub fn add(
+    store: &Store,
+    root: &std::path::Path,
+    path: &str,
+    text: &str,
+    actor: &Actor<'_>,
+    negative: bool,
+    missing_triad: MissingTriad,
+) -> Result<AddOutcome, MutateError> {
+    if layout::role_of(path) != Some(FileRole::Topic) {
+        return Err(MutateError::UnknownFile { path: path.into() });
+    }
+    let (parsed, diags) = parse_file(FileRole::Topic, path, text);
+    if let Some(d) = diags.iter().find(|d| d.is_error()) {
+        return Err(MutateError::Invalid { diagnostics: vec![d.clone()] });
+    }
+    let mut entries: Vec<Record> = parsed.records.into_iter().map(|p| p.record).collect();
+    if entries.is_empty() {
+        return Err(invalid("expected at least one '---' front-matter entry"));
+    }
+    if negative {
+        for e in &mut entries {
+            if e.field("negative").is_none() {
+                let mut t = e.text();
+                t = t.replacen("\n---", "\nnegative: true\n---", 1);
+                let (pf, _) = parse_file(FileRole::Topic, path, &t);
+                if let Some(p) = pf.records.into_iter().next() {
+                    *e = p.record;
+                }
+            }
+        }
+    }
+    let w = store.write()?;
+    let existing: Vec<Record> =
+        w.records()?.into_iter().filter(|r| r.kind == Kind::Entry).collect();
+    for e in &entries {
+        let errors = entry_errors(e, root);
+        if !errors.is_empty() {
+            return Err(invalid(format!("'{}' has lint errors: {}", e.id, errors.join("; "))));
+        }
+        if let Some(old) = existing.iter().find(|x| x.id == e.id) {
+            return Err(MutateError::AlreadyExists {
+                kind: Kind::Entry,
+                id: e.id.clone(),
+                file: old.file.clone(),
+            });
+        }
+        if let Some((old, s)) = existing
+            .iter()
+            .filter_map(|x| same_topic(x, e).map(|s| (x, s)))
+            .max_by(|a, b| a.1.total_cmp(&b.1))
+        {
+            return Err(invalid(format!(
+                "'{}' covers the same topic as '{}' (same kind and family, similarity {s:.2}); use 'evokb update {}' instead",
+                e.id, old.id, old.id
+            )));
+        }
+        if is_data_entry(e) || negative {
+            let gaps = triad_gaps(&w, e)?;
+            if !gaps.is_empty() {
+                drop(w);
+                return match missing_triad {
+                    MissingTriad::Refuse => Err(invalid(format!(
+                        "'{}' is a data entry and lacks {}; add them, or pass --enqueue to file it as a Tier 1 queue item",
+                        e.id,
+                        gaps.join(", ")
+                    ))),
+                    MissingTriad::Enqueue => {
+                        let vp = crate::queue::enqueue_entry(store, path, e, &gaps, actor)?;
+                        Ok(AddOutcome::Enqueued(vp))
+                    }
+                };
+            }
+        }
+    }
+    let mut w = w;
+    crate::mutate::add_entries_in(&mut w, path, text_of(&entries).as_str())?;
+    let ids: Vec<String> = entries.iter().map(|e| e.id.clone()).collect();
+    let verb = if negative { "negate" } else { "add" };
+    log_change(
+        &mut w,
+        actor,
+        &format!("{verb} {} → {}", ids.join(", "), path.rsplit('/').next().unwrap_or(path)),
+    )?;
+    w.commit()?;
+    Ok(AddOutcome::Added(ids))
+}
+
+fn text_of(entries: &[Record]) -> String {
+    entries.iter().map(Record::text).collect()
+}
+
+/// Updates fields of an entry in place (the id is kept), in one transaction with its log row.
+pub fn update(
+    store: &Store,
+    id: &str,
+    changes: &[(String, String)],
+    actor: &Actor<'_>,
+) -> Result<(), MutateError> {
+    if changes.iter().any(|(k, _)| k == "id") {
+        return Err(invalid("update keeps the id; consolidate or deprecate instead of renaming"));
+    }
+    let mut w = store.write()?;
+    for (k, v) in changes {
+        crate::mutate::set_field_in(&mut w, id, Some(Kind::Entry), k, v)?;
+    }
+    let keys: Vec<&str> = changes.iter().map(|(k, _)| k.as_str()).collect();
+    log_change(&mut w, actor, &format!("update {id}: {}", keys.join(", ")))?;
+    w.commit()?;
+    Ok(())
+}
+
+/// Inserts a head marker line after the body's title line.
+fn with_head_marker(rec: &Record, marker: &str) -> Record {
+    let mut out = rec.clone();
+    let body = rec.body().unwrap_or("").to_string();
+    let mut lines: Vec<&str> = body.split_inclusive('\n').collect();
+    let title_at = lines.iter().position(|l| !l.trim().is_empty()).unwrap_or(0);
+    let insert = format!("\n{marker}\n");
+    let at = (title_at + 1).min(lines.len());
+    lines.insert(at, &insert);
+    out.set_body(&lines.concat());
+    out
+}
+
+fn store_changed_entry(w: &mut WriteTxn, rec: Record) -> Result<(), MutateError> {
+    let layout =
+        w.file(&rec.file)?.ok_or_else(|| MutateError::UnknownFile { path: rec.file.clone() })?;
+    let mut overrides = HashMap::new();
+    overrides.insert(rec.case_hash(), rec);
+    commit_file(w, layout, &overrides)?;
+    Ok(())
+}
+
+fn set_index_status(w: &mut WriteTxn, id: &str, status: &str) -> Result<(), MutateError> {
+    if let Some(mut row) = w.record_by_id(Kind::IndexRow, id)? {
+        if row.field("status").is_some() {
+            row.set_field("status", status);
+            store_changed_entry(w, row)?;
+        }
+    }
+    Ok(())
+}
+
+fn entry(w: &WriteTxn, id: &str) -> Result<Record, MutateError> {
+    w.record_by_id(Kind::Entry, id)?.ok_or_else(|| MutateError::NotFound { id: id.into() })
+}
+
+/// Deprecates an entry: the head marker `> [已失效 {date}，被 {by} 取代]` and the status flipped
+/// to `overturned` (replaced by an entry) or `stale` (a reason). Nothing is deleted.
+pub fn deprecate(
+    store: &Store,
+    id: &str,
+    by_entry: Option<&str>,
+    reason: Option<&str>,
+    actor: &Actor<'_>,
+) -> Result<(), MutateError> {
+    let mut w = store.write()?;
+    let rec = entry(&w, id)?;
+    let (what, status) = match (by_entry, reason) {
+        (Some(new), _) => {
+            entry(&w, new)?;
+            (new.to_string(), "overturned")
+        }
+        (None, Some(r)) => (r.to_string(), "stale"),
+        (None, None) => return Err(invalid("deprecate needs --by-entry NEW or --reason TEXT")),
+    };
+    let mut new = with_head_marker(&rec, &format!("> [已失效 {}，被 {what} 取代]", actor.today));
+    new.set_field("status", status);
+    store_changed_entry(&mut w, new)?;
+    set_index_status(&mut w, id, status)?;
+    log_change(&mut w, actor, &format!("deprecate {id}（被 {what} 取代）"))?;
+    w.commit()?;
+    Ok(())
+}
+
+/// Consolidates `sources` into `into`: every source's body and provenance are appended to the
+/// survivor under a `> 合并自` line, and each source becomes a deprecated pointer
+/// (`consolidated_into`, status stale) so its id still resolves. Negative entries refuse.
+pub fn consolidate(
+    store: &Store,
+    sources: &[String],
+    into: &str,
+    actor: &Actor<'_>,
+) -> Result<(), MutateError> {
+    let mut w = store.write()?;
+    let mut survivor = entry(&w, into)?;
+    if is_negative(&survivor) {
+        return Err(invalid(format!("'{into}' is a negative entry: negative entries are only deprecated, never consolidated")));
+    }
+    for src_id in sources {
+        if src_id == into {
+            return Err(invalid("an entry cannot be consolidated into itself"));
+        }
+        let src = entry(&w, src_id)?;
+        if is_negative(&src) {
+            return Err(invalid(format!("'{src_id}' is a negative entry: negative entries are only deprecated, never consolidated")));
+        }
+        if src.field("consolidated_into").is_some() {
+            return Err(invalid(format!("'{src_id}' was already consolidated")));
+        }
+        let eol = crate::text::dominant_eol(&src.text());
+        let mut body = survivor.body().unwrap_or("").to_string();
+        if !body.ends_with('\n') {
+            body.push_str(eol);
+        }
+        let src_body = src.body().unwrap_or("").trim_matches('\n').replace("\n---", "\n—");
+        body.push_str(&format!(
+            "{eol}> 合并自 {src_id}（{}，task {}；origin_task: {}；toolchain: {}）{eol}{eol}{src_body}{eol}",
+            actor.today,
+            actor.task,
+            src.field("origin_task").unwrap_or("-").trim(),
+            src.field("toolchain").unwrap_or("-").trim()
+        ));
+        survivor.set_body(&body);
+        if let Some(o) = src.field("origin_task") {
+            let mine = survivor.field("origin_task").unwrap_or("").to_string();
+            if !mine.contains(o.trim()) {
+                survivor.set_field("origin_task", &format!("{} / {}", mine.trim(), o.trim()));
+            }
+        }
+        let mut pointer =
+            with_head_marker(&src, &format!("> [已合并 {}，并入 {into}]", actor.today));
+        pointer.set_field("status", "stale");
+        let pointer = {
+            let mut p = pointer;
+            let mut segs = p.segments.clone();
+            if let Some(i) = segs.iter().rposition(|s| matches!(s, Segment::Field { .. })) {
+                // A new front-matter line right after the last one, in the record's style.
+                let (head, tail) = match segs.get(i + 1) {
+                    Some(Segment::Lit(l)) => match l.find('\n') {
+                        Some(n) => (l[..=n].to_string(), l[n + 1..].to_string()),
+                        None => (l.clone(), String::new()),
+                    },
+                    _ => (eol.to_string(), String::new()),
+                };
+                let end =
+                    if matches!(segs.get(i + 1), Some(Segment::Lit(_))) { i + 2 } else { i + 1 };
+                segs.splice(
+                    i + 1..end,
+                    [
+                        Segment::Lit(head),
+                        Segment::Lit("consolidated_into: ".into()),
+                        Segment::Field { key: "consolidated_into".into(), value: into.into() },
+                        Segment::Lit(format!("{eol}{tail}")),
+                    ],
+                );
+            }
+            p.segments = parse::normalize(segs);
+            p
+        };
+        store_changed_entry(&mut w, pointer)?;
+        set_index_status(&mut w, src_id, "stale")?;
+    }
+    store_changed_entry(&mut w, survivor)?;
+    log_change(&mut w, actor, &format!("consolidate {} → {into}", sources.join(", ")))?;
+    w.commit()?;
+    Ok(())
+}
+
+/// Follows `consolidated_into` pointers from an entry id to the surviving entry.
+pub fn resolve(store: &Store, id: &str) -> Result<Option<Record>, MutateError> {
+    let txn = store.read()?;
+    let mut current = id.to_string();
+    for _ in 0..16 {
+        let Some(rec) = txn.record_by_id(Kind::Entry, &current)? else { return Ok(None) };
+        match rec.field("consolidated_into") {
+            Some(next) if next.trim() != current => current = next.trim().to_string(),
+            _ => return Ok(Some(rec)),
+        }
+    }
+    Ok(None)
+}
+
+/// Ensures the layout's last record ends with a newline (shared helper for appending).
+pub fn ensure_newline(w: &mut WriteTxn, path: &str) -> Result<(), MutateError> {
+    let Some(mut file) = w.file(path)? else { return Ok(()) };
+    let mut overrides = HashMap::new();
+    ensure_trailing_newline(w, &mut file, &mut overrides)?;
+    if !overrides.is_empty() {
+        commit_file(w, file, &overrides)?;
+    }
+    Ok(())
+}
+
+/// The key of an entry, for callers that hold an id.
+pub fn entry_key(id: &str) -> CaseHash {
+    CaseHash::of(Kind::Entry, id)
+}

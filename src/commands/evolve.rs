@@ -1,0 +1,317 @@
+//! The evolution commands: the five deltas, the review queue and the per-task report.
+
+use std::fmt::Write as _;
+use std::io::Read;
+use std::path::Path;
+
+use evokb_export::evolve::{self, Actor, AddOutcome, MissingTriad};
+use evokb_export::layout::{role_of, FileRole, PL_DIR};
+use evokb_export::queue::{self, Applied, NewItem};
+use evokb_store::Kind;
+use serde_json::json;
+
+use super::search::utc_now;
+use super::{ok, print, print_json};
+use crate::cli::{ActorArgs, QueueCmd};
+use crate::error::{CmdResult, CommandError, ErrorKind};
+use crate::root;
+
+struct Ctx {
+    root: std::path::PathBuf,
+    store: evokb_store::Store,
+    today: String,
+}
+
+fn ctx(root: Option<&Path>) -> CmdResult<Ctx> {
+    let root = root::find(root)?;
+    let store = root::open(&root)?;
+    let today = utc_now()[..10].to_string();
+    Ok(Ctx { root, store, today })
+}
+
+fn actor<'a>(a: &'a ActorArgs, today: &'a str) -> Actor<'a> {
+    Actor { task: &a.task, by: a.by.word(), today }
+}
+
+fn read_source(source: Option<&Path>) -> CmdResult<String> {
+    let mut text = String::new();
+    match source {
+        Some(p) if p != Path::new("-") => {
+            let bytes = std::fs::read(p).map_err(|e| {
+                CommandError::new(
+                    ErrorKind::InvalidInput,
+                    format!("cannot read '{}': {e}", p.display()),
+                )
+            })?;
+            text = String::from_utf8(bytes).map_err(|e| {
+                CommandError::new(
+                    ErrorKind::InvalidInput,
+                    format!("'{}' is not UTF-8 text: {e}", p.display()),
+                )
+            })?;
+        }
+        _ => {
+            std::io::stdin().read_to_string(&mut text).map_err(|e| {
+                CommandError::new(
+                    ErrorKind::InvalidInput,
+                    format!("cannot read standard input as UTF-8 text: {e}"),
+                )
+            })?;
+        }
+    }
+    Ok(text)
+}
+
+fn topic_path(file: &str) -> String {
+    if role_of(file) == Some(FileRole::Topic) {
+        file.to_string()
+    } else {
+        format!("{PL_DIR}/{file}")
+    }
+}
+
+pub fn add(
+    root: Option<&Path>,
+    file: &str,
+    source: Option<&Path>,
+    a: &ActorArgs,
+    enqueue: bool,
+    negative: bool,
+) -> CmdResult {
+    let c = ctx(root)?;
+    let text = read_source(source)?;
+    let mode = if enqueue { MissingTriad::Enqueue } else { MissingTriad::Refuse };
+    let out = evolve::add(
+        &c.store,
+        &c.root,
+        &topic_path(file),
+        &text,
+        &actor(a, &c.today),
+        negative,
+        mode,
+    )?;
+    match out {
+        AddOutcome::Added(ids) => {
+            print(&ids.iter().map(|i| format!("added entry '{i}'\n")).collect::<String>())?
+        }
+        AddOutcome::Enqueued(vp) => print(&format!(
+            "the entry lacks its evidence triad: queued as {vp} (Tier 1, repro-missing)\n"
+        ))?,
+    }
+    ok()
+}
+
+pub fn update(root: Option<&Path>, id: &str, sets: &[String], a: &ActorArgs) -> CmdResult {
+    let c = ctx(root)?;
+    let mut changes = Vec::new();
+    for s in sets {
+        let (k, v) = s.split_once('=').ok_or_else(|| {
+            CommandError::new(ErrorKind::Usage, format!("'{s}' is not FIELD=VALUE"))
+        })?;
+        changes.push((k.trim().to_string(), v.to_string()));
+    }
+    evolve::update(&c.store, id, &changes, &actor(a, &c.today))?;
+    print(&format!("updated {id}\n"))?;
+    ok()
+}
+
+pub fn consolidate(root: Option<&Path>, ids: &[String], into: &str, a: &ActorArgs) -> CmdResult {
+    let c = ctx(root)?;
+    evolve::consolidate(&c.store, ids, into, &actor(a, &c.today))?;
+    print(&format!("consolidated {} into {into}\n", ids.join(", ")))?;
+    ok()
+}
+
+pub fn deprecate(
+    root: Option<&Path>,
+    id: &str,
+    by_entry: Option<&str>,
+    reason: Option<&str>,
+    a: &ActorArgs,
+) -> CmdResult {
+    let c = ctx(root)?;
+    evolve::deprecate(&c.store, id, by_entry, reason, &actor(a, &c.today))?;
+    print(&format!("deprecated {id}\n"))?;
+    ok()
+}
+
+pub fn queue(root: Option<&Path>, cmd: &QueueCmd) -> CmdResult {
+    let c = ctx(root)?;
+    match cmd {
+        QueueCmd::Add {
+            kind,
+            title,
+            evidence,
+            repro,
+            toolchain,
+            target_doc,
+            delta_file,
+            actor: a,
+        } => {
+            let delta = read_source(Some(delta_file))?;
+            let n = NewItem {
+                kind: kind.clone(),
+                title: title.clone(),
+                evidence: evidence.clone(),
+                repro: repro.clone(),
+                toolchain: toolchain.clone(),
+                target_doc: target_doc.clone(),
+                delta,
+            };
+            let id = queue::add(&c.store, &n, &actor(a, &c.today))?;
+            print(&format!("queued {id}\n"))?;
+        }
+        QueueCmd::Confirm { vp, lineage, evidence, fast_track, actor: a } => {
+            let r = queue::confirm(
+                &c.store,
+                vp,
+                lineage.as_deref(),
+                evidence.as_deref(),
+                *fast_track,
+                &actor(a, &c.today),
+            )?;
+            let note = if r.counted {
+                ""
+            } else {
+                " (same task or lineage: evidence appended, not counted)"
+            };
+            print(&format!("{vp}: {} {}{note}\n", r.confirmations, r.status))?;
+        }
+        QueueCmd::Show { vp, json: json_out } => {
+            let rec = c.store.read()?.record_by_id(Kind::QueueItem, vp)?.ok_or_else(|| {
+                CommandError::new(ErrorKind::Usage, format!("no queue item '{vp}'"))
+            })?;
+            if *json_out {
+                let mut fields = serde_json::Map::new();
+                for (k, v) in rec.fields() {
+                    fields.entry(k.to_string()).or_insert_with(|| json!(v.trim()));
+                }
+                let confirmed_by: Vec<&str> = rec
+                    .fields()
+                    .filter(|(k, _)| *k == "confirmed_by")
+                    .map(|(_, v)| v.trim())
+                    .collect();
+                fields.insert("confirmed_by".into(), json!(confirmed_by));
+                print_json(&serde_json::Value::Object(fields))?;
+            } else {
+                print(&rec.text())?;
+            }
+        }
+        QueueCmd::Merge { vp, applied, actor: a } => {
+            let anchor = queue::merge(&c.store, &c.root, vp, *applied, &actor(a, &c.today))?;
+            print(&format!("merged {vp}: {anchor}\n"))?;
+        }
+        QueueCmd::Approve { vp, note, actor: a } => {
+            queue::approve(&c.store, vp, note, &actor(a, &c.today))?;
+            print(&format!("approved {vp}\n"))?;
+        }
+        QueueCmd::Apply { vps, validate, actor: a } => {
+            let results =
+                queue::apply(&c.store, &c.root, vps, validate.as_deref(), &actor(a, &c.today))?;
+            let mut out = String::new();
+            let mut failed = false;
+            for (vp, r) in &results {
+                match r {
+                    Applied::Merged(t) => {
+                        let _ = writeln!(out, "{vp}: applied to {t}, merged");
+                    }
+                    Applied::Skipped(why) => {
+                        let _ = writeln!(out, "{vp}: skipped, {why}");
+                    }
+                    Applied::Conflict(why) => {
+                        failed = true;
+                        let _ = writeln!(out, "{vp}: conflict, {why}; the target is untouched");
+                    }
+                }
+            }
+            print(&out)?;
+            if failed {
+                return Ok(std::process::ExitCode::from(ErrorKind::Conflict.exit_code()));
+            }
+        }
+        QueueCmd::Reject { vp, reason, actor: a } => {
+            queue::reject(&c.store, vp, reason, &actor(a, &c.today))?;
+            print(&format!("rejected {vp}\n"))?;
+        }
+        QueueCmd::Expire { today, actor: a } => {
+            let today = today.clone().unwrap_or_else(|| c.today.clone());
+            let expired = queue::expire(&c.store, &actor(a, &today))?;
+            print(&format!(
+                "{} item(s) expired{}{}\n",
+                expired.len(),
+                if expired.is_empty() { "" } else { ": " },
+                expired.join(", ")
+            ))?;
+        }
+        QueueCmd::Due { today, json: json_out } => {
+            let today = today.clone().unwrap_or_else(|| c.today.clone());
+            let due = queue::pending_older_than(&c.store, &today, 75)?;
+            if *json_out {
+                let rows: Vec<serde_json::Value> = due.iter().map(|(id, age, title)| json!({"id": id, "age_days": age, "expires_in_days": 90 - age, "title": title})).collect();
+                print_json(&serde_json::Value::Array(rows))?;
+            } else {
+                let mut out = String::new();
+                for (id, age, title) in &due {
+                    let _ = writeln!(
+                        out,
+                        "{id}  pending {age} days{}  {}",
+                        if *age > 90 { " (expired: run 'evokb queue expire')" } else { "" },
+                        title.chars().take(70).collect::<String>()
+                    );
+                }
+                let _ = writeln!(out, "{} item(s) pending more than 75 days", due.len());
+                print(&out)?;
+            }
+        }
+    }
+    ok()
+}
+
+/// The Evolution Result block of a task, from the change-log rows that name it.
+pub fn report(root: Option<&Path>, task: &str) -> CmdResult {
+    let c = ctx(root)?;
+    let records = c.store.read()?.records()?;
+    let marker = format!("（task: {task}）");
+    let changes: Vec<String> = records
+        .iter()
+        .filter(|r| r.kind == Kind::ChangeRow)
+        .filter_map(|r| {
+            r.field("change").filter(|v| v.contains(&marker)).map(|v| v.replace(&marker, ""))
+        })
+        .collect();
+    let count = |prefix: &str| changes.iter().filter(|c| c.starts_with(prefix)).count();
+    let pending_tier2 = records
+        .iter()
+        .filter(|r| {
+            r.kind == Kind::QueueItem
+                && r.field("type").is_some_and(|t| t.trim().starts_with('R'))
+                && r.field("status").map(str::trim) == Some("pending")
+        })
+        .count();
+    let merged = count("add ") + count("negate ") + count("queue merge ") + count("apply ");
+    let verdict = if changes.is_empty() { "[EVOLVE_SKIP]" } else { "EVOLVE_COMPLETED" };
+    let mut out = String::new();
+    let _ = writeln!(out, "## Evolution Result\n");
+    for (k, v) in [
+        ("mode", "distill".to_string()),
+        ("task", task.to_string()),
+        ("verdict", verdict.to_string()),
+        ("merged_tier0", merged.to_string()),
+        ("updated", count("update ").to_string()),
+        ("deprecated", count("deprecate ").to_string()),
+        ("enqueued", count("queue add ").to_string()),
+        ("confirmed", count("queue confirm ").to_string()),
+        ("pending_tier2", pending_tier2.to_string()),
+        ("conflicts", changes.iter().filter(|c| c.contains("failed")).count().to_string()),
+        ("consolidation", count("consolidate ").to_string()),
+        ("stats_updated", (!changes.is_empty()).to_string()),
+    ] {
+        let _ = writeln!(out, "- {k}: {v}");
+    }
+    let _ = writeln!(out, "- changes:");
+    for ch in &changes {
+        let _ = writeln!(out, "  - {ch}");
+    }
+    print(&out)?;
+    ok()
+}
