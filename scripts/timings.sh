@@ -6,6 +6,7 @@
 #   SKIP_ANALYTICS=1 scripts/timings.sh # lookup section only
 #   SKIP_LOOKUP=1 scripts/timings.sh    # analytics section only
 #   WORK=/tmp/evokb-timings KEEP=1 scripts/timings.sh   # reuse/keep the generated data
+#   NO_HYPERFINE=1 scripts/timings.sh   # force the bash loop
 #
 # Section 1 (lookup): generates a synthetic ENTRIES-entry knowledge base in the real format,
 # imports it, and measures `evokb query`, `evokb search` and `grep -rl` over the same markdown in
@@ -42,7 +43,7 @@ cp "$ROOT/target/release/evokb" "$WORK/evokb"
 EVOKB="$WORK/evokb"
 
 HAVE_HYPERFINE=0
-if command -v hyperfine >/dev/null 2>&1; then HAVE_HYPERFINE=1; fi
+if [[ "${NO_HYPERFINE:-0}" != 1 ]] && command -v hyperfine >/dev/null 2>&1; then HAVE_HYPERFINE=1; fi
 
 now_ns() { date +%s%N; }
 
@@ -56,8 +57,11 @@ measure() {
     if [[ "$HAVE_HYPERFINE" == 1 ]]; then
         local cmd="" a
         for a in "$@"; do cmd+="$(printf '%q' "$a") "; done
-        hyperfine -N --style none --warmup "$warmup" --runs "$runs" \
-            --export-json "$out.json" "$cmd" >/dev/null
+        if ! hyperfine -N --style none --warmup "$warmup" --runs "$runs" \
+            --export-json "$out.json" "$cmd" >/dev/null 2>"$out.err"; then
+            cat "$out.err" >&2
+            return 1
+        fi
         python3 -c 'import json,sys; [print(t) for t in json.load(open(sys.argv[1]))["results"][0]["times"]]' \
             "$out.json" >"$out"
     else
@@ -87,24 +91,32 @@ once() {
 
 secs() { python3 -c 'import sys; print(f"{float(open(sys.argv[1]).read()):.2f}")' "$WORK/times/$1"; }
 
-# table BASELINE NAME...: median, p90 and ratio of medians to BASELINE.
+# table BASELINE NAME...: median, p90, min, mean CPU (user + sys, hyperfine only) and the ratio
+# of medians to BASELINE ("-" for no ratio column).
 table() {
     python3 - "$WORK/times" "$@" <<'EOF'
-import math, statistics, sys
+import json, math, statistics, sys
 d, base, names = sys.argv[1], sys.argv[2], sys.argv[3:]
 def load(n):
     return sorted(float(l) for l in open(f"{d}/{n}") if l.strip())
 def p90(ts):
     return ts[max(0, math.ceil(0.9 * len(ts)) - 1)]
+def cpu(n):
+    # Mean user + system time from hyperfine: less sensitive than wall time to other load.
+    try:
+        r = json.load(open(f"{d}/{n}.json"))["results"][0]
+        return f"{(r['user'] + r['system'])*1e3:.2f}"
+    except (OSError, KeyError, ValueError):
+        return "-"
 b = statistics.median(load(base)) if base != "-" else None
 w = max(len(n) for n in names)
-hdr = f"{'command':<{w}}  {'runs':>4}  {'median ms':>10}  {'p90 ms':>9}  {'min ms':>9}"
+hdr = f"{'command':<{w}}  {'runs':>4}  {'median ms':>10}  {'p90 ms':>9}  {'min ms':>9}  {'cpu ms':>8}"
 print(hdr + (f"  {'x grep':>8}" if b else ""))
 print("-" * (len(hdr) + (10 if b else 0)))
 for n in names:
     ts = load(n)
     m = statistics.median(ts)
-    row = f"{n:<{w}}  {len(ts):>4}  {m*1e3:>10.2f}  {p90(ts)*1e3:>9.2f}  {ts[0]*1e3:>9.2f}"
+    row = f"{n:<{w}}  {len(ts):>4}  {m*1e3:>10.2f}  {p90(ts)*1e3:>9.2f}  {ts[0]*1e3:>9.2f}  {cpu(n):>8}"
     if b:
         row += f"  {m/b:>8.1f}"
     print(row)
@@ -152,16 +164,26 @@ if [[ "${SKIP_LOOKUP:-0}" != 1 ]]; then
     table grep_rl grep_rl grep_rc_fullscan version_noop query_empty query_family_json \
         query_family_table query_and_4facets search_nohit search_hit grep_rl_again
     python3 - "$WORK/times" <<'EOF'
-import statistics, sys
+import json, statistics, sys
 d = sys.argv[1]
 m = lambda n: statistics.median(float(l) for l in open(f"{d}/{n}") if l.strip()) * 1e3
+def cpu(n):
+    try:
+        r = json.load(open(f"{d}/{n}.json"))["results"][0]
+        return (r["user"] + r["system"]) * 1e3
+    except (OSError, KeyError, ValueError):
+        return None
 q, s, sn, qe = m("query_family_json"), m("search_hit"), m("search_nohit"), m("query_empty")
 print()
 print(f"target query --family attention --json <= 5 ms median: {q:.2f} ms -> {'met' if q <= 5 else 'MISSED'}")
 print(f"target search <= 20 ms median:                        {s:.2f} ms -> {'met' if s <= 20 else 'MISSED'}")
-print(f"search: hit recording ~ {s - sn:.2f} ms (search_hit - search_nohit); "
-      f"lookup without recording ~ {sn - qe:.2f} ms (search_nohit - query_empty); "
-      f"process start + store open ~ {qe:.2f} ms (query_empty)")
+print("search, wall medians: hit recording ~ %.2f ms (search_hit - search_nohit), lookup ~ %.2f ms"
+      " (search_nohit - query_empty), process start + store open/close ~ %.2f ms (query_empty)"
+      % (s - sn, sn - qe, qe))
+c = [cpu(n) for n in ("search_hit", "search_nohit", "query_empty")]
+if None not in c:
+    print("search, mean CPU:     hit recording ~ %.2f ms, lookup ~ %.2f ms, start + open/close ~ %.2f ms"
+          % (c[0] - c[1], c[1] - c[2], c[2]))
 EOF
 fi
 

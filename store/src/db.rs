@@ -727,6 +727,26 @@ mod tests {
     }
 
     #[test]
+    fn a_writer_that_waits_too_long_gets_a_clear_busy_error(
+    ) -> Result<(), Box<dyn std::error::Error>> {
+        let dir = tempfile::tempdir()?;
+        let holder = Store::create(dir.path())?;
+        let mut waiter = Store::open(dir.path())?;
+        waiter.set_lock_wait(Duration::from_millis(50));
+        let held = holder.write()?;
+        let start = Instant::now();
+        let err = waiter.write().err().ok_or("the second writer must wait")?;
+        assert!(start.elapsed() >= Duration::from_millis(50));
+        assert!(err.to_string().contains("the store is busy"), "{err}");
+        assert!(err.to_string().contains("EVOKB_LOCK_TIMEOUT_MS"), "{err}");
+        // Reads do not wait for the writer.
+        assert!(waiter.read()?.records()?.is_empty());
+        drop(held);
+        assert!(waiter.write().is_ok(), "the lock is free again");
+        Ok(())
+    }
+
+    #[test]
     fn open_reports_a_missing_store() {
         let dir = tempfile::tempdir().expect("tempdir");
         let err = Store::open(dir.path()).err().expect("must fail");

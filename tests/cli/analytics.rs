@@ -130,3 +130,43 @@ fn charts_are_written() {
         .success());
     assert!(std::fs::read_to_string(&hits).expect("svg").contains("TRAP-fp16-opmath-golden"));
 }
+
+#[test]
+fn recurrence_after_injection_through_an_entry_mapping() {
+    let kb = loaded();
+    let map = kb.path().join("map.json");
+    std::fs::write(&map, r#"[{"entry": "TRAP-fp16-opmath-golden", "pattern": "travel_agent_vs_ct", "round": "R1"},
+        {"entry": "PL-1.17-subfp32-fp32-transit", "verdict": "precision", "merged_at": "2026-09-01T00:00:00Z"}]"#).expect("write");
+    let rows = json_of(
+        kb.path(),
+        &[
+            "stats",
+            "recurrence",
+            "--after",
+            "injection",
+            "--map",
+            map.to_str().expect("utf-8"),
+            "--json",
+        ],
+    );
+    let rows = rows.as_array().expect("rows");
+    let trap = rows.iter().find(|r| r["entry_id"] == "TRAP-fp16-opmath-golden").expect("row");
+    // The pattern link reproduces the after-injection figure of its pattern.
+    assert_eq!((trap["cases"].as_u64(), trap["recurred"].as_u64()), (Some(5), Some(4)));
+    let transit =
+        rows.iter().find(|r| r["entry_id"] == "PL-1.17-subfp32-fp32-transit").expect("row");
+    assert_eq!(transit["class_kind"], "verdict");
+    let bad = kb.path().join("bad.json");
+    std::fs::write(&bad, r#"[{"entry": "X", "pattern": "p", "verdict": "v", "round": "R1"}]"#)
+        .expect("write");
+    let out = evokb(
+        kb.path(),
+        &["stats", "recurrence", "--after", "injection", "--map", bad.to_str().expect("utf-8")],
+    );
+    assert_eq!(out.status.code(), Some(3));
+    assert!(
+        stderr(&out).contains("exactly one of \"pattern\" and \"verdict\""),
+        "{}",
+        stderr(&out)
+    );
+}

@@ -61,9 +61,9 @@ fn assert_all_lossless(role: FileRole, texts: &[&str]) {
     }
 }
 
-// Found by the `gaps` target: `parse_gaps` takes the first 12 bytes after `### ` as the id and
-// slices `id[3..7]`, which panics when byte 7 falls inside a multi-byte character
-// (export/src/parse/headed.rs:102, "end byte index 7 is not a char boundary").
+// Found by the `gaps` target: `parse_gaps` took the first 12 bytes after `### ` as the id and
+// sliced `id[3..7]`, which panicked when byte 7 fell inside a multi-byte character
+// (export/src/parse/headed.rs:102 before the fix, "end byte index 7 is not a char boundary").
 // Minimised input: b"### CG-\xff\xff\xff" (three U+FFFD after decoding).
 #[test]
 fn gap_heading_with_a_multibyte_character_in_the_id_does_not_panic() {
@@ -80,9 +80,9 @@ fn gap_heading_with_a_multibyte_character_in_the_id_does_not_panic() {
 
 // Found by the `bottlenecks` target (a timeout): `lines()` splits only at `\n`, but CommonMark
 // also ends a line at a lone `\r`, so pulldown-cmark can report two headings on one of our
-// lines. `parse_headed` then finds the record's end at its own line (`end == i`), `make` gets
-// an empty slice and returns `None`, and `i = end` never advances
-// (export/src/parse/headed.rs:199-210). Minimised input: "## BP_n\r#".
+// lines. `parse_headed` then found the record's end at its own line (`end == i`), `make` got
+// an empty slice and returned `None`, and `i = end` never advanced
+// (export/src/parse/headed.rs:199-210 before the fix). Minimised input: "## BP_n\r#".
 #[test]
 fn bottleneck_heading_followed_by_a_lone_cr_and_a_heading_terminates() {
     assert_all_lossless(

@@ -79,3 +79,48 @@ fn the_cli_prints_the_documented_json_shape() {
             && r["apis"].as_array().expect("list").iter().any(|a| a == "T.gemm")
     }));
 }
+
+#[test]
+fn searches_record_hits_that_render_into_the_stats_hit_table() {
+    let kb = sample();
+    assert!(evokb(kb.path(), &["init"]).status.success());
+    assert!(evokb(kb.path(), &["import"]).status.success());
+    let out =
+        evokb(kb.path(), &["search", "vrsqrt", "精度", "--task", "t-hits", "--top", "3", "--json"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let json: serde_json::Value = serde_json::from_str(&stdout(&out)).expect("json");
+    assert_eq!(json["results"][0]["id"], "TRAP-vrsqrt-plain-precision");
+    let log = std::fs::read_to_string(kb.path().join(".agents/evolution/kb_search_log.jsonl"))
+        .expect("log");
+    let last = log.lines().last().expect("line");
+    assert!(
+        last.starts_with("{\"ts\": \"2026-11-29T")
+            && last.contains("\"query\": \"vrsqrt 精度\"")
+            && last.ends_with(", \"task\": \"t-hits\"}"),
+        "{last}"
+    );
+    let hits: serde_json::Value =
+        serde_json::from_str(&stdout(&evokb(kb.path(), &["stats", "hits", "--json"])))
+            .expect("json");
+    let row = hits["entries"]
+        .as_array()
+        .expect("entries")
+        .iter()
+        .find(|e| e["id"] == "TRAP-vrsqrt-plain-precision")
+        .expect("hit");
+    assert_eq!(row["last_hit_task"], "t-hits");
+    assert!(hits["zero_hit"].as_array().expect("zero").iter().any(|z| z == "PL-1.3-host-permute"));
+    // render regenerates the hit table from the events and keeps the note column.
+    assert!(evokb(kb.path(), &["render"]).status.success());
+    let stats =
+        std::fs::read_to_string(kb.path().join(".agents/evolution/stats.md")).expect("stats");
+    let line = stats
+        .lines()
+        .find(|l| {
+            l.starts_with("| traps-runtime.md TRAP-vrsqrt-plain-precision |")
+                || l.starts_with("| TRAP-vrsqrt-plain-precision |")
+        })
+        .expect("hit row");
+    assert!(line.contains("| t-hits |"), "{line}");
+    assert_eq!(evokb(kb.path(), &["render", "--check"]).status.code(), Some(0));
+}

@@ -46,6 +46,8 @@ pub fn evokb(cwd: &Path, args: &[&str]) -> Output {
         .current_dir(cwd)
         .env("GIT_CONFIG_GLOBAL", "/dev/null")
         .env("GIT_CONFIG_NOSYSTEM", "1")
+        // A fixed clock: hits, change-log dates and snapshot commits are reproducible.
+        .env("EVOKB_NOW", "1795910400")
         .env_remove("EVOKB_LOCK_TIMEOUT_MS")
         .output()
         .expect("run evokb")
