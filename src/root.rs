@@ -49,3 +49,13 @@ pub fn open(root: &Path) -> CmdResult<Store> {
     }
     Ok(store)
 }
+
+/// Opens the store for a command that only reads: a read-only handle, which never writes to the
+/// file (a read-write handle in multi-writer mode syncs the file when it closes). Falls back to
+/// a read-write open when the store needs recovery after a crash.
+pub fn open_for_reading(root: &Path) -> CmdResult<Store> {
+    match Store::open_read_only(&store_dir(root)) {
+        Ok(store) => Ok(store),
+        Err(_) => open(root),
+    }
+}

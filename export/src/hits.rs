@@ -87,10 +87,18 @@ pub fn record_hit(
             Segment::Lit("\n".into()),
         ],
     };
+    // The lines the file holds when it matches the store: one per event, plus prose lines.
+    let expected_lines: usize = file
+        .items
+        .iter()
+        .map(|i| match i {
+            LayoutItem::Prose(p) => p.matches('\n').count(),
+            LayoutItem::Record(_) => 1,
+        })
+        .sum();
     w.put_record(&rec)?;
     file.items.push(LayoutItem::Record(rec.case_hash()));
     w.put_file(&file)?;
-    let text = render_layout(&w, &file)?;
     let full = root.join(path);
     let on_disk = match std::fs::read(&full) {
         Ok(b) => Some(b),
@@ -103,6 +111,19 @@ pub fn record_hit(
         None => mark.is_none(),
     };
     if in_sync {
+        let old = on_disk.unwrap_or_default();
+        let appendable = overrides.is_empty()
+            && (old.is_empty() || old.ends_with(b"\n"))
+            && old.iter().filter(|&&b| b == b'\n').count() == expected_lines;
+        // When the file is what the store renders, the new file is the old one plus the line;
+        // rendering the whole log again would cost a read of every event per hit.
+        let text = if appendable {
+            let mut t = String::from_utf8_lossy(&old).into_owned();
+            t.push_str(&rec.text());
+            t
+        } else {
+            render_layout(&w, &file)?
+        };
         write_atomic(&full, text.as_bytes(), Some(&store_dir(root).join("tmp")))?;
         w.set_file_sync(path, SyncMark { text_hash: *blake3::hash(text.as_bytes()).as_bytes() })?;
         // Only the new event (and a record given a final newline) changed; every other

@@ -170,6 +170,11 @@ fn open(root: Option<&Path>) -> CmdResult<Store> {
     root::open(&root)
 }
 
+fn open_ro(root: Option<&Path>) -> CmdResult<Store> {
+    let root = root::find(root)?;
+    root::open_for_reading(&root)
+}
+
 /// What the figures need from the store.
 struct Data {
     cases: Vec<ErrorCase>,
@@ -268,7 +273,7 @@ pub fn transitions(
     to: Option<&str>,
     format: Format,
 ) -> CmdResult {
-    let store = open(root)?;
+    let store = open_ro(root)?;
     let d = load(&store.read()?)?;
     require_registry(&d)?;
     let rows = figures::transitions(&d.cases, &d.rounds, from, to)
@@ -294,7 +299,7 @@ pub fn recurrence(
     map: Option<&Path>,
     format: Format,
 ) -> CmdResult {
-    let store = open(root)?;
+    let store = open_ro(root)?;
     let txn = store.read()?;
     let d = load(&txn)?;
     match (after, map) {
@@ -458,7 +463,7 @@ pub fn first_hits(txn: &ReadTxn) -> CmdResult<BTreeMap<String, BTreeMap<String, 
 }
 
 pub fn metrics(root: Option<&Path>, format: Format) -> CmdResult {
-    let store = open(root)?;
+    let store = open_ro(root)?;
     let d = load(&store.read()?)?;
     if d.tasks.is_empty() {
         return Err(CommandError::new(ErrorKind::Usage, "the store holds no task timelines")
@@ -530,7 +535,7 @@ pub fn metrics(root: Option<&Path>, format: Format) -> CmdResult {
 }
 
 pub fn timeline_summary(root: Option<&Path>, task: &str, json_out: bool) -> CmdResult {
-    let store = open(root)?;
+    let store = open_ro(root)?;
     let d = load(&store.read()?)?;
     let Some((_, events)) = d.tasks.iter().find(|(t, _)| t == task) else {
         let known: Vec<&str> = d.tasks.iter().map(|(t, _)| t.as_str()).take(5).collect();
@@ -580,7 +585,7 @@ pub fn timeline_summary(root: Option<&Path>, task: &str, json_out: bool) -> CmdR
 }
 
 pub fn chart_recurrence(root: Option<&Path>, svg: &Path) -> CmdResult {
-    let store = open(root)?;
+    let store = open_ro(root)?;
     let d = load(&store.read()?)?;
     require_registry(&d)?;
     let text = chart::recurrence_svg(&d.cases, &d.rounds)
@@ -589,7 +594,7 @@ pub fn chart_recurrence(root: Option<&Path>, svg: &Path) -> CmdResult {
 }
 
 pub fn chart_hits(root: Option<&Path>, svg: &Path) -> CmdResult {
-    let store = open(root)?;
+    let store = open_ro(root)?;
     let txn = store.read()?;
     // Hits per entry per day, from the search events.
     let mut per_entry: BTreeMap<String, BTreeMap<String, u64>> = BTreeMap::new();

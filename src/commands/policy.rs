@@ -27,7 +27,7 @@ fn tracked(_: &Path) -> Option<std::collections::HashSet<String>> {
 
 pub fn lint(root: Option<&Path>, json_out: bool, errors_only: bool) -> CmdResult {
     let root = root::find(root)?;
-    let store = root::open(&root)?;
+    let store = root::open_for_reading(&root)?;
     let budgets = budgets(&root)?;
     let tracked = tracked(&root);
     let input = LintInput { root: &root, tracked_examples: tracked.as_ref(), budgets: &budgets };
@@ -57,7 +57,7 @@ pub fn lint(root: Option<&Path>, json_out: bool, errors_only: bool) -> CmdResult
 
 pub fn budget(root: Option<&Path>, json_out: bool) -> CmdResult {
     let root = root::find(root)?;
-    let store = root::open(&root)?;
+    let store = root::open_for_reading(&root)?;
     let rows = policy::budget(&store.read()?, &budgets(&root)?)?;
     if json_out {
         print_json(&json!({ "files": rows }))?;
@@ -85,7 +85,7 @@ pub fn budget(root: Option<&Path>, json_out: bool) -> CmdResult {
 
 pub fn stale(root: Option<&Path>, stamp: &str, include_unknown: bool, json_out: bool) -> CmdResult {
     let root = root::find(root)?;
-    let store = root::open(&root)?;
+    let store = root::open_for_reading(&root)?;
     let current = policy::parse_stamp(stamp);
     if current == policy::Stamp::default() {
         return Err(CommandError::new(

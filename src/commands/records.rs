@@ -29,7 +29,7 @@ fn record_json(rec: &Record) -> serde_json::Value {
 
 pub fn get(root: Option<&Path>, id: &str, kind: Option<Kind>, json_out: bool) -> CmdResult {
     let root = root::find(root)?;
-    let store = root::open(&root)?;
+    let store = root::open_for_reading(&root)?;
     let txn = store.read()?;
     let found = mutate::find(&txn, id, kind)?;
     // A consolidated entry resolves to its survivor.
@@ -99,7 +99,7 @@ pub fn set(
 
 pub fn list(root: Option<&Path>, kind: Option<Kind>, json_out: bool) -> CmdResult {
     let root = root::find(root)?;
-    let store = root::open(&root)?;
+    let store = root::open_for_reading(&root)?;
     let mut records: Vec<Record> =
         store.read()?.records()?.into_iter().filter(|r| kind.is_none_or(|k| r.kind == k)).collect();
     records.sort_by(|a, b| (a.kind, &a.id).cmp(&(b.kind, &b.id)));
@@ -121,7 +121,7 @@ pub fn list(root: Option<&Path>, kind: Option<Kind>, json_out: bool) -> CmdResul
 
 pub fn query(root: Option<&Path>, filter: &evokb_store::Filter, json_out: bool) -> CmdResult {
     let root = root::find(root)?;
-    let store = root::open(&root)?;
+    let store = root::open_for_reading(&root)?;
     let rows = store.read()?.query(filter)?;
     if json_out {
         let value = serde_json::to_value(&rows).unwrap_or(serde_json::Value::Null);

@@ -113,7 +113,7 @@ pub fn search(
 
 pub fn hits(root: Option<&Path>, since: Option<&str>, json_out: bool) -> CmdResult {
     let root = root::find(root)?;
-    let store = root::open(&root)?;
+    let store = root::open_for_reading(&root)?;
     let records = store.read()?.records()?;
     let counts = hit_counts(&records, since);
     let mut zero: Vec<&str> = records

@@ -63,9 +63,16 @@ pub const DEFAULT_LOCK_WAIT: Duration = Duration::from_secs(30);
 
 /// An open store.
 pub struct Store {
-    db: redb::Database,
+    db: Handle,
     lock_wait: Duration,
     dir: PathBuf,
+}
+
+/// A read-write handle, or a read-only one that never writes to the file (not even on close,
+/// which a read-write handle in multi-writer mode does).
+enum Handle {
+    ReadWrite(redb::Database),
+    ReadOnly(redb::ReadOnlyDatabase),
 }
 
 /// What a search returned, and whether the index had to be rebuilt first.
@@ -99,7 +106,8 @@ impl Store {
         let db = builder()
             .create(&path)
             .map_err(|source| OpenError::Database { path: path.clone(), source })?;
-        let store = Store { db, lock_wait: DEFAULT_LOCK_WAIT, dir: dir.into() };
+        let store =
+            Store { db: Handle::ReadWrite(db), lock_wait: DEFAULT_LOCK_WAIT, dir: dir.into() };
         let mut txn = store.write()?;
         txn.init_tables()?;
         txn.commit()?;
@@ -115,7 +123,28 @@ impl Store {
         let db = builder()
             .open(&path)
             .map_err(|source| OpenError::Database { path: path.clone(), source })?;
-        let store = Store { db, lock_wait: DEFAULT_LOCK_WAIT, dir: dir.into() };
+        let store =
+            Store { db: Handle::ReadWrite(db), lock_wait: DEFAULT_LOCK_WAIT, dir: dir.into() };
+        let found = store.read()?.format_version()?;
+        if found > STORE_FORMAT {
+            return Err(OpenError::UnsupportedFormat { path, found, supported: STORE_FORMAT });
+        }
+        Ok(store)
+    }
+
+    /// Opens the store in directory `dir` for reading only. Such a handle shares the file with
+    /// writers in other processes and never writes to it; [`Store::write`] fails. A store that
+    /// needs recovery after a crash cannot be opened this way: use [`Store::open`].
+    pub fn open_read_only(dir: &Path) -> Result<Store, OpenError> {
+        let path = dir.join(DB_FILE);
+        if !path.is_file() {
+            return Err(OpenError::NotFound { path: dir.into() });
+        }
+        let db = builder()
+            .open_read_only(&path)
+            .map_err(|source| OpenError::Database { path: path.clone(), source })?;
+        let store =
+            Store { db: Handle::ReadOnly(db), lock_wait: DEFAULT_LOCK_WAIT, dir: dir.into() };
         let found = store.read()?.format_version()?;
         if found > STORE_FORMAT {
             return Err(OpenError::UnsupportedFormat { path, found, supported: STORE_FORMAT });
@@ -130,7 +159,11 @@ impl Store {
 
     /// Begins a read transaction. Reads never wait for writers.
     pub fn read(&self) -> Result<ReadTxn, StoreError> {
-        Ok(ReadTxn { txn: self.db.begin_read()? })
+        let txn = match &self.db {
+            Handle::ReadWrite(db) => db.begin_read()?,
+            Handle::ReadOnly(db) => db.begin_read()?,
+        };
+        Ok(ReadTxn { txn })
     }
 
     /// Begins a write transaction, waiting with backoff while another process writes.
@@ -139,11 +172,12 @@ impl Store {
     /// milliseconds: long pauses leave the lock idle after its holder commits, which with many
     /// writers costs more than the polling does.
     pub fn write(&self) -> Result<WriteTxn, StoreError> {
+        let Handle::ReadWrite(db) = &self.db else { return Err(StoreError::ReadOnly) };
         let start = Instant::now();
         let mut pause = Duration::from_micros(100);
         let mut jitter = u64::from(std::process::id()) | 1;
         loop {
-            match self.db.try_begin_write() {
+            match db.try_begin_write() {
                 Ok(txn) => {
                     return Ok(WriteTxn {
                         txn,
@@ -491,12 +525,18 @@ impl WriteTxn {
     /// Inserts or replaces a record under its case hash.
     pub fn put_record(&mut self, rec: &Record) -> Result<(), StoreError> {
         let mut table = self.txn.open_table(RECORDS)?;
+        // Only entries are in the facet index: other records never make a file dirty, which
+        // keeps a hit (one search event) from re-reading the whole search log at commit.
         if let Some(old) = table.insert(rec.case_hash().0, codec::encode(rec).as_slice())? {
             if let Ok(old) = codec::decode::<Record>(old.value()) {
-                self.dirty.insert(old.file);
+                if old.kind == Kind::Entry {
+                    self.dirty.insert(old.file);
+                }
             }
         }
-        self.dirty.insert(rec.file.clone());
+        if rec.kind == Kind::Entry {
+            self.dirty.insert(rec.file.clone());
+        }
         if crate::search::is_searchable(rec.kind) {
             self.dirty_search.insert(rec.case_hash());
         }
@@ -511,7 +551,9 @@ impl WriteTxn {
             if crate::search::is_searchable(rec.kind) {
                 self.dirty_search.insert(*key);
             }
-            self.dirty.insert(rec.file);
+            if rec.kind == Kind::Entry {
+                self.dirty.insert(rec.file);
+            }
         }
         self.txn.open_table(RECORD_SYNC)?.remove(key.0)?;
         Ok(existed)
@@ -527,7 +569,11 @@ impl WriteTxn {
     pub fn put_file(&mut self, layout: &FileLayout) -> Result<(), StoreError> {
         let mut table = self.txn.open_table(FILES)?;
         table.insert(layout.path.as_str(), codec::encode(layout).as_slice())?;
-        self.dirty.insert(layout.path.clone());
+        drop(table);
+        // A new layout moves the lines of the entries the file already holds.
+        if self.has_indexed_entries(&layout.path)? {
+            self.dirty.insert(layout.path.clone());
+        }
         Ok(())
     }
 
@@ -535,8 +581,18 @@ impl WriteTxn {
     pub fn delete_file(&mut self, path: &str) -> Result<(), StoreError> {
         self.txn.open_table(FILES)?.remove(path)?;
         self.txn.open_table(FILE_SYNC)?.remove(path)?;
-        self.dirty.insert(path.to_string());
+        if self.has_indexed_entries(path)? {
+            self.dirty.insert(path.to_string());
+        }
         Ok(())
+    }
+
+    fn has_indexed_entries(&self, path: &str) -> Result<bool, StoreError> {
+        let table = self.txn.open_table(crate::query::BY_FILE)?;
+        let mut prefix = path.as_bytes().to_vec();
+        prefix.push(0);
+        let first = table.range(prefix.as_slice()..)?.next().transpose()?;
+        Ok(first.is_some_and(|(k, _)| k.value().starts_with(&prefix)))
     }
 
     /// Records that the file at `path` matched its markdown with this byte hash.

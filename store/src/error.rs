@@ -79,6 +79,9 @@ pub enum StoreError {
     /// The write lock stayed taken for the whole configured wait.
     #[error(transparent)]
     Busy(#[from] BusyError),
+    /// A write was attempted through a read-only handle.
+    #[error("this store handle is read-only")]
+    ReadOnly,
     /// The search index failed.
     #[error(transparent)]
     Search(#[from] crate::search::SearchError),
