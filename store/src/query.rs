@@ -231,31 +231,56 @@ pub(crate) fn run(
     facets: &impl ReadableTable<&'static [u8], ()>,
     filter: &Filter,
 ) -> Result<Vec<QueryRow>, StoreError> {
-    let mut selected: Option<BTreeSet<[u8; 32]>> = None;
-    let mut narrow = |set: BTreeSet<[u8; 32]>| {
-        selected = Some(match selected.take() {
-            Some(s) => s.intersection(&set).copied().collect(),
-            None => set,
-        });
+    // Only the first (most selective by kind) facet is scanned; the others are checked per
+    // candidate with point lookups, so a broad facet such as `status` never loads its whole
+    // set of keys.
+    let mut active: Vec<(&str, Vec<String>)> = filter
+        .facets
+        .iter()
+        .filter(|(_, v)| !v.is_empty())
+        .map(|(f, v)| (f.as_str(), v.iter().map(|x| x.to_lowercase()).collect()))
+        .collect();
+    let rank = |f: &str| FACET_NAMES.iter().position(|n| *n == f).unwrap_or(FACET_NAMES.len());
+    // apis and family name few entries each; kind and status name many.
+    let selectivity = |f: &str| match f {
+        "apis" => 0,
+        "family" => 1,
+        "dtype" => 2,
+        "device" => 3,
+        _ => 4 + rank(f),
     };
-    for (facet, values) in &filter.facets {
-        if values.is_empty() {
-            continue;
-        }
-        let mut union = BTreeSet::new();
-        for v in values {
-            let mut prefix = facet_key(facet, &v.to_lowercase(), None);
-            prefix.push(0);
-            union.extend(hashes_with_prefix(facets, &prefix)?);
-        }
-        narrow(union);
-    }
+    active.sort_by_key(|(f, _)| selectivity(f));
+    let mut selected: Option<BTreeSet<[u8; 32]>> = None;
     if !filter.id_prefixes.is_empty() {
         let mut union = BTreeSet::new();
         for p in &filter.id_prefixes {
             union.extend(hashes_with_prefix(facets, &facet_key("id", p, None))?);
         }
-        narrow(union);
+        selected = Some(union);
+    } else if let Some((facet, values)) = active.first() {
+        let mut union = BTreeSet::new();
+        for v in values {
+            let mut prefix = facet_key(facet, v, None);
+            prefix.push(0);
+            union.extend(hashes_with_prefix(facets, &prefix)?);
+        }
+        selected = Some(union);
+        active.remove(0);
+    }
+    if let Some(candidates) = &mut selected {
+        for (facet, values) in &active {
+            let mut keep = BTreeSet::new();
+            for h in candidates.iter() {
+                let hash = CaseHash(*h);
+                for v in values {
+                    if facets.get(facet_key(facet, v, Some(&hash)).as_slice())?.is_some() {
+                        keep.insert(*h);
+                        break;
+                    }
+                }
+            }
+            *candidates = keep;
+        }
     }
     let mut out = Vec::new();
     match selected {
