@@ -168,20 +168,6 @@ pub fn repro_path(value: &str) -> Option<String> {
     Some(format!("{}/{name}", layout::REPRO_DIR))
 }
 
-const PROVENANCE: &[&str] = &[
-    "溯源",
-    "provenance",
-    "session-local",
-    "工作区",
-    "归档",
-    "原任务",
-    "原始档案",
-    "首次验证",
-    "raw 对账",
-    "见其 opt_log",
-    "见该任务",
-];
-
 /// What lint needs besides the store.
 pub struct LintInput<'a> {
     /// The knowledge-base root.
@@ -284,7 +270,9 @@ pub fn lint(txn: &ReadTxn, input: &LintInput<'_>) -> Result<Vec<Finding>, StoreE
         if let Some(tracked) = input.tracked_examples {
             for (i, line) in text.lines().enumerate() {
                 for path in example_refs(line) {
-                    let marked = PROVENANCE.iter().any(|m| line.contains(m));
+                    let marked = evokb_lint::PROVENANCE_MARKERS
+                        .iter()
+                        .any(|m| line.to_lowercase().contains(m));
                     if !tracked.contains(path.trim_end_matches('/')) && !marked {
                         push(Some(rec), &rec.file, start + i, "KB-PROC-REF", "warning", format!("'{path}' is not tracked in the repository and the line has no provenance marker"));
                     }

@@ -167,16 +167,7 @@ pub fn add_in(w: &mut WriteTxn, n: &NewItem, actor: &Actor<'_>) -> Result<String
     let year = actor.today.get(..4).unwrap_or("2026");
     let id = next_id(w, year)?;
     let text = item_text(&id, n, actor);
-    let (pf, diags) = parse_file(FileRole::Queue, layout::QUEUE, &text);
-    if let Some(d) = diags.iter().find(|d| d.is_error()) {
-        return Err(invalid(d.to_string()));
-    }
-    let rec = pf
-        .records
-        .into_iter()
-        .next()
-        .map(|p| p.record)
-        .ok_or_else(|| invalid("the item did not parse"))?;
+    let rec = parse_item(&text)?;
     let mut file = w
         .file(layout::QUEUE)?
         .ok_or_else(|| MutateError::UnknownFile { path: layout::QUEUE.into() })?;
@@ -335,17 +326,17 @@ fn last_field_line_end(text: &str) -> Option<usize> {
     Some(trimmed.len() + text[trimmed.len()..].find('\n').map_or(0, |i| i + 1))
 }
 
-fn replace_item_text(w: &mut WriteTxn, rec: &Record, new_text: &str) -> Result<(), MutateError> {
-    let (pf, diags) = parse_file(FileRole::Queue, layout::QUEUE, new_text);
+/// Parses the text of one queue item.
+fn parse_item(text: &str) -> Result<Record, MutateError> {
+    let (pf, diags) = parse_file(FileRole::Queue, layout::QUEUE, text);
     if let Some(d) = diags.iter().find(|d| d.is_error()) {
         return Err(invalid(d.to_string()));
     }
-    let new = pf
-        .records
-        .into_iter()
-        .next()
-        .map(|p| p.record)
-        .ok_or_else(|| invalid("the item did not parse"))?;
+    pf.records.into_iter().next().map(|p| p.record).ok_or_else(|| invalid("the item did not parse"))
+}
+
+fn replace_item_text(w: &mut WriteTxn, rec: &Record, new_text: &str) -> Result<(), MutateError> {
+    let new = parse_item(new_text)?;
     let file =
         w.file(&rec.file)?.ok_or_else(|| MutateError::UnknownFile { path: rec.file.clone() })?;
     let mut overrides = HashMap::new();

@@ -18,7 +18,7 @@ mod text;
 pub use hidden::check_hidden;
 pub use imperative::check_imperative;
 pub use injection::check_injection;
-pub use paths::check_paths;
+pub use paths::{check_paths, PROVENANCE_MARKERS};
 
 /// Code of the injected-instruction check.
 pub const KB_SEC_INJECTION: &str = "KB-SEC-INJECTION";

@@ -75,7 +75,7 @@ const ALLOWED_ABSOLUTE: &[&str] = &[
     "/dev/random",
 ];
 /// The spec's provenance markers (KB-PROC-REF).
-const PROVENANCE_MARKERS: &[&str] = &[
+pub const PROVENANCE_MARKERS: &[&str] = &[
     "溯源",
     "provenance",
     "session-local",

@@ -5,8 +5,9 @@
 
 use evokb_export::layout::{FileRole, PL_DIR};
 use evokb_export::parse::{parse_file, ParsedFile};
-use evokb_store::LayoutItem;
 use proptest::prelude::*;
+
+use crate::support::rendered;
 
 const ROLES: [FileRole; 7] = [
     FileRole::Topic,
@@ -17,24 +18,6 @@ const ROLES: [FileRole; 7] = [
     FileRole::Stats,
     FileRole::SearchLog,
 ];
-
-/// The text a parsed file stands for.
-fn rendered(pf: &ParsedFile) -> String {
-    let mut records = pf.records.iter();
-    let mut out = String::new();
-    for item in &pf.layout.items {
-        match item {
-            LayoutItem::Prose(p) => out.push_str(p),
-            LayoutItem::Record(h) => {
-                let r = records.next().expect("one record per layout reference");
-                assert_eq!(r.record.case_hash(), *h);
-                r.record.write_text(&mut out);
-            }
-        }
-    }
-    assert!(records.next().is_none());
-    out
-}
 
 fn fragment() -> impl Strategy<Value = String> {
     prop_oneof![

@@ -91,3 +91,21 @@ pub fn files_under(dir: &Path) -> Vec<PathBuf> {
 pub fn topic(name: &str) -> String {
     format!("{}/{name}", evokb_export::layout::PL_DIR)
 }
+
+/// The text a parsed file stands for, checking one record per layout reference.
+pub fn rendered(pf: &evokb_export::parse::ParsedFile) -> String {
+    let mut records = pf.records.iter();
+    let mut out = String::new();
+    for item in &pf.layout.items {
+        match item {
+            evokb_store::LayoutItem::Prose(p) => out.push_str(p),
+            evokb_store::LayoutItem::Record(h) => {
+                let r = records.next().expect("one record per layout reference");
+                assert_eq!(r.record.case_hash(), *h);
+                r.record.write_text(&mut out);
+            }
+        }
+    }
+    assert!(records.next().is_none());
+    out
+}
