@@ -4,7 +4,7 @@
 //! files reproduces the store.
 
 use evokb_export::layout::{FileRole, PL_DIR};
-use evokb_export::parse::{parse_file, ParsedFile};
+use evokb_export::parse::parse_file;
 use proptest::prelude::*;
 
 use crate::support::rendered;
