@@ -23,7 +23,15 @@ echo "== evokb render --out: byte-for-byte comparison with the originals"
 (cd "$work/out" && find . -type f | sort | while read -r f; do cmp "$f" "$kb/$f" && echo "identical  ${f#./}"; done)
 echo "== evokb verify"
 "$evokb" verify
-echo "== evokb set PL-1.6-copy-floor status stale && evokb render"
+echo "== evokb query --family attention --dtype bf16"
+"$evokb" query --family attention --dtype bf16
+echo "== evokb search fp16 golden opmath 精度 --top 3 (records a hit in kb_search_log.jsonl)"
+"$evokb" search fp16 golden opmath 精度 --top 3
+echo "== evokb lint (the real sample has findings, so it exits 1; shown, not fatal)"
+"$evokb" lint | tail -4 || true
+echo "== evokb render (publishes the hit) && evokb set PL-1.6-copy-floor status stale && evokb render"
+"$evokb" render
+git add -A .agents && git -c user.name=evokb -c user.email=evokb@localhost commit -qm "hit" 
 "$evokb" set PL-1.6-copy-floor status stale
 "$evokb" render
 git --no-pager diff --stat
