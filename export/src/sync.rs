@@ -204,6 +204,18 @@ pub fn import(
         txn.set_file_sync(path, SyncMark { text_hash: f.bytes_hash })?;
     }
     sync_repros(&mut txn, &kb.repros)?;
+    // A managed file the store holds but the disk lacks is kept, not taken for a deletion of
+    // every record in it: the next render writes it again.
+    let on_disk: HashSet<&str> = kb.files.iter().map(|f| f.file.path.as_str()).collect();
+    for layout in txn.files()? {
+        if !on_disk.contains(layout.path.as_str()) {
+            report.warnings.push(Diagnostic::warning(
+                &layout.path,
+                0,
+                "the file is missing on disk; the store keeps its records and 'evokb render' writes it again",
+            ));
+        }
+    }
     if !conflicts.is_empty() {
         return Err(ImportError::Conflicts { conflicts });
     }

@@ -137,3 +137,19 @@ fn the_cli_reports_a_conflict_with_id_file_and_line_and_exits_4() {
     assert_eq!(out.status.code(), Some(4), "render refuses the unimported edit");
     assert!(stderr(&out).contains("traps-compiler.md"));
 }
+
+#[test]
+fn a_deleted_managed_file_is_reported_and_written_again_by_render() {
+    let (kb, store) = imported_sample();
+    let path = kb.path().join(".agents/evolution/stats.md");
+    let original = std::fs::read(&path).expect("read");
+    std::fs::remove_file(&path).expect("rm");
+    let report = evokb_export::import(kb.path(), &store, ImportOptions::default()).expect("import");
+    assert!(report
+        .warnings
+        .iter()
+        .any(|w| w.file.ends_with("stats.md") && w.message.contains("missing on disk")));
+    assert!(field(&store, Kind::MetricRow, "first_pass_rate", "指标").is_some(), "records kept");
+    render_in_place(kb.path(), &store, false).expect("render");
+    assert_eq!(std::fs::read(&path).expect("read"), original);
+}
