@@ -151,32 +151,49 @@ pub struct EntryHits {
     pub last_hit_task: Option<String>,
 }
 
-/// Hit counts per returned id from the store's search events at or after `since` (a prefix
-/// of an ISO timestamp such as `2026-09-10`), most hit first, then by id.
-pub fn hit_counts(records: &[Record], since: Option<&str>) -> Vec<EntryHits> {
-    let mut events: Vec<(String, Vec<String>, Option<String>)> = Vec::new();
-    for rec in records {
-        if rec.kind != Kind::SearchEvent {
-            continue;
-        }
+/// One search event, as the search log line records it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SearchEvent {
+    /// `ts`, a UTC timestamp.
+    pub ts: String,
+    /// The ids returned, in rank order.
+    pub returned: Vec<String>,
+    /// `task` (or `task_id`), when the search named one.
+    pub task: Option<String>,
+}
+
+/// The search events among `records`, in record order; lines that are not JSON objects are
+/// skipped (import already refused them).
+pub fn search_events(records: &[Record]) -> Vec<SearchEvent> {
+    let mut out = Vec::new();
+    for rec in records.iter().filter(|r| r.kind == Kind::SearchEvent) {
         let Some(v) =
             rec.field("json").and_then(|l| serde_json::from_str::<serde_json::Value>(l).ok())
         else {
             continue;
         };
-        let ts = v["ts"].as_str().unwrap_or("").to_string();
-        if since.is_some_and(|s| ts.as_str() < s) {
-            continue;
-        }
-        let task = v["task"].as_str().or(v["task_id"].as_str()).map(str::to_string);
-        let ids = v["returned"]
-            .as_array()
-            .into_iter()
-            .flatten()
-            .filter_map(|x| x.as_str().map(str::to_string))
-            .collect();
-        events.push((ts, ids, task));
+        out.push(SearchEvent {
+            ts: v["ts"].as_str().unwrap_or("").to_string(),
+            returned: v["returned"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter_map(|x| x.as_str().map(str::to_string))
+                .collect(),
+            task: v["task"].as_str().or(v["task_id"].as_str()).map(str::to_string),
+        });
     }
+    out
+}
+
+/// Hit counts per returned id from the store's search events at or after `since` (a prefix
+/// of an ISO timestamp such as `2026-09-10`), most hit first, then by id.
+pub fn hit_counts(records: &[Record], since: Option<&str>) -> Vec<EntryHits> {
+    let mut events: Vec<(String, Vec<String>, Option<String>)> = search_events(records)
+        .into_iter()
+        .filter(|e| since.is_none_or(|s| e.ts.as_str() >= s))
+        .map(|e| (e.ts, e.returned, e.task))
+        .collect();
     // Events in time order, so "last" means latest; the sort is stable for equal times.
     events.sort_by(|a, b| a.0.cmp(&b.0));
     let mut by_id: BTreeMap<String, EntryHits> = BTreeMap::new();

@@ -8,7 +8,8 @@ use std::path::{Path, PathBuf};
 use evokb_analytics::figures::{self, EntryLink, ErrorClass, InjectionPoint};
 use evokb_analytics::model::{ErrorCase, Round, TimelineEvent};
 use evokb_analytics::{chart, parse, timeline};
-use evokb_store::{Collection, Kind, ReadTxn, Store};
+use evokb_export::hits::search_events;
+use evokb_store::{Collection, ReadTxn, Store};
 use serde::Serialize;
 
 use super::{ok, print, print_json};
@@ -437,25 +438,13 @@ fn read_mapping(
 /// a `task` field.
 pub fn first_hits(txn: &ReadTxn) -> CmdResult<BTreeMap<String, BTreeMap<String, String>>> {
     let mut out: BTreeMap<String, BTreeMap<String, String>> = BTreeMap::new();
-    for rec in txn.records()? {
-        if rec.kind != Kind::SearchEvent {
-            continue;
-        }
-        let Some(line) = rec.field("json") else { continue };
-        let Ok(v) = serde_json::from_str::<serde_json::Value>(line) else { continue };
-        let (Some(ts), Some(task)) =
-            (v["ts"].as_str(), v["task"].as_str().or(v["task_id"].as_str()))
-        else {
-            continue;
-        };
-        for id in v["returned"].as_array().into_iter().flatten().filter_map(|x| x.as_str()) {
-            let slot = out
-                .entry(id.to_string())
-                .or_default()
-                .entry(task.to_string())
-                .or_insert_with(|| ts.to_string());
-            if ts < slot.as_str() {
-                *slot = ts.to_string();
+    for e in search_events(&txn.records()?) {
+        let Some(task) = e.task else { continue };
+        for id in e.returned {
+            let slot =
+                out.entry(id).or_default().entry(task.clone()).or_insert_with(|| e.ts.clone());
+            if e.ts < *slot {
+                slot.clone_from(&e.ts);
             }
         }
     }
@@ -598,21 +587,13 @@ pub fn chart_hits(root: Option<&Path>, svg: &Path) -> CmdResult {
     let txn = store.read()?;
     // Hits per entry per day, from the search events.
     let mut per_entry: BTreeMap<String, BTreeMap<String, u64>> = BTreeMap::new();
-    for rec in txn.records()? {
-        if rec.kind != Kind::SearchEvent {
-            continue;
-        }
-        let Some(v) =
-            rec.field("json").and_then(|l| serde_json::from_str::<serde_json::Value>(l).ok())
-        else {
-            continue;
-        };
-        let day: String = v["ts"].as_str().unwrap_or("").chars().take(10).collect();
+    for e in search_events(&txn.records()?) {
+        let day: String = e.ts.chars().take(10).collect();
         if day.len() != 10 {
             continue;
         }
-        for id in v["returned"].as_array().into_iter().flatten().filter_map(|x| x.as_str()) {
-            *per_entry.entry(id.to_string()).or_default().entry(day.clone()).or_insert(0) += 1;
+        for id in e.returned {
+            *per_entry.entry(id).or_default().entry(day.clone()).or_insert(0) += 1;
         }
     }
     if per_entry.is_empty() {
