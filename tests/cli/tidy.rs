@@ -9,7 +9,17 @@ use crate::support::files_under;
 fn every_rust_file_starts_with_a_module_doc() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let mut missing = Vec::new();
-    for dir in ["src", "store/src", "export/src", "analytics", "tests", "benches"] {
+    for dir in [
+        "src",
+        "store/src",
+        "export/src",
+        "analytics",
+        "lint",
+        "fuzz/src",
+        "fuzz/fuzz_targets",
+        "tests",
+        "benches",
+    ] {
         for rel in files_under(&root.join(dir)) {
             if rel.extension().is_some_and(|e| e == "rs") && !rel.starts_with("data") {
                 let text = std::fs::read_to_string(root.join(dir).join(&rel)).unwrap_or_default();
