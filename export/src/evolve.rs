@@ -412,33 +412,7 @@ pub fn consolidate(
         let mut pointer =
             with_head_marker(&src, &format!("> [已合并 {}，并入 {into}]", actor.today));
         pointer.set_field("status", "stale");
-        let pointer = {
-            let mut p = pointer;
-            let mut segs = p.segments.clone();
-            if let Some(i) = segs.iter().rposition(|s| matches!(s, Segment::Field { .. })) {
-                // A new front-matter line right after the last one, in the record's style.
-                let (head, tail) = match segs.get(i + 1) {
-                    Some(Segment::Lit(l)) => match l.find('\n') {
-                        Some(n) => (l[..=n].to_string(), l[n + 1..].to_string()),
-                        None => (l.clone(), String::new()),
-                    },
-                    _ => (eol.to_string(), String::new()),
-                };
-                let end =
-                    if matches!(segs.get(i + 1), Some(Segment::Lit(_))) { i + 2 } else { i + 1 };
-                segs.splice(
-                    i + 1..end,
-                    [
-                        Segment::Lit(head),
-                        Segment::Lit("consolidated_into: ".into()),
-                        Segment::Field { key: "consolidated_into".into(), value: into.into() },
-                        Segment::Lit(format!("{eol}{tail}")),
-                    ],
-                );
-            }
-            p.segments = parse::normalize(segs);
-            p
-        };
+        crate::mutate::insert_field(&mut pointer, "consolidated_into", into, "consolidated_into: ");
         store_changed_entry(&mut w, pointer)?;
         set_index_status(&mut w, src_id, "stale")?;
     }

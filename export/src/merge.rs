@@ -349,7 +349,8 @@ fn merge_fields(o: &Record, x: &Record, y: &Record) -> Merged {
             }
         }
         if !extra.is_empty() {
-            insert_lines_after_last_field(&mut out.segments, extra);
+            let eol = last_field_eol(&out.segments);
+            crate::mutate::insert_lines_after_last_field(&mut out.segments, extra, eol);
         }
     }
     Merged::Take(out)
@@ -403,29 +404,18 @@ fn tail_after_field(segs: &[Segment], n: usize) -> Vec<Segment> {
     tail
 }
 
-/// Inserts field lines right after the line ending of the last field, each new line ending the
-/// way that one does.
-fn insert_lines_after_last_field(segs: &mut Vec<Segment>, lines: Vec<Segment>) {
-    let Some(last) = segs.iter().rposition(|s| matches!(s, Segment::Field { .. })) else {
-        segs.extend(lines);
-        return;
-    };
-    let (head, rest) = match segs.get(last + 1) {
-        Some(Segment::Lit(l)) => match l.find('\n') {
-            Some(p) => (l[..=p].to_string(), l[p + 1..].to_string()),
-            None => (l.clone(), String::new()),
-        },
-        _ => ("\n".to_string(), String::new()),
-    };
-    let eol = if head.ends_with("\r\n") { "\r\n" } else { "\n" };
-    let mut insert = vec![Segment::Lit(head)];
-    insert.extend(lines);
-    insert.push(Segment::Lit(eol.into()));
-    insert.push(Segment::Lit(rest));
-    let end = if matches!(segs.get(last + 1), Some(Segment::Lit(_))) { last + 2 } else { last + 1 };
-    segs.splice(last + 1..end, insert);
-    let normalized = crate::parse::normalize(std::mem::take(segs));
-    *segs = normalized;
+/// The line ending of a record's last field (LF when it has none).
+fn last_field_eol(segs: &[Segment]) -> &'static str {
+    let after =
+        segs.iter().rposition(|s| matches!(s, Segment::Field { .. })).and_then(|i| segs.get(i + 1));
+    match after {
+        Some(Segment::Lit(l))
+            if l.split('\n').next().is_some_and(|h| h.ends_with('\r') && l.contains('\n')) =>
+        {
+            "\r\n"
+        }
+        _ => "\n",
+    }
 }
 
 /// The index just past the last field.

@@ -169,36 +169,46 @@ fn with_field(rec: &Record, field: &str, value: &str) -> Result<Record, MutateEr
 }
 
 /// Adds a field line after the record's last field, in the record's own line-ending style.
-fn insert_field(rec: &mut Record, key: &str, value: &str, prefix: &str) {
+pub(crate) fn insert_field(rec: &mut Record, key: &str, value: &str, prefix: &str) {
     let eol = dominant_eol(&rec.text());
-    let last = rec.segments.iter().rposition(|s| matches!(s, Segment::Field { .. }));
-    let mut segs = std::mem::take(&mut rec.segments);
-    let new_line = [
-        Segment::Lit(prefix.into()),
-        Segment::Field { key: key.into(), value: value.into() },
-        Segment::Lit(eol.into()),
-    ];
-    match last {
+    let line =
+        vec![Segment::Lit(prefix.into()), Segment::Field { key: key.into(), value: value.into() }];
+    insert_lines_after_last_field(&mut rec.segments, line, eol);
+}
+
+/// Inserts field lines right after the line ending of a record's last field, each ended with
+/// `eol` (also used when the last field has no line ending of its own). The segments come back
+/// normalised, as the parser would produce them.
+pub(crate) fn insert_lines_after_last_field(
+    segs: &mut Vec<Segment>,
+    lines: Vec<Segment>,
+    eol: &str,
+) {
+    let mut all = std::mem::take(segs);
+    match all.iter().rposition(|s| matches!(s, Segment::Field { .. })) {
         Some(i) => {
             // The literal after the last field starts with that field's line ending; the new
-            // line goes right after it.
-            let (head, tail) = match segs.get(i + 1) {
+            // lines go right after it.
+            let (head, tail) = match all.get(i + 1) {
                 Some(Segment::Lit(s)) => match s.find('\n') {
                     Some(n) => (s[..=n].to_string(), s[n + 1..].to_string()),
                     None => (s.clone(), String::new()),
                 },
                 _ => (eol.to_string(), String::new()),
             };
-            let replace_next = matches!(segs.get(i + 1), Some(Segment::Lit(_)));
+            let end = if matches!(all.get(i + 1), Some(Segment::Lit(_))) { i + 2 } else { i + 1 };
             let mut insert = vec![Segment::Lit(head)];
-            insert.extend(new_line);
+            insert.extend(lines);
+            insert.push(Segment::Lit(eol.into()));
             insert.push(Segment::Lit(tail));
-            let end = if replace_next { i + 2 } else { i + 1 };
-            segs.splice(i + 1..end, insert);
+            all.splice(i + 1..end, insert);
         }
-        None => segs.extend(new_line),
+        None => {
+            all.extend(lines);
+            all.push(Segment::Lit(eol.into()));
+        }
     }
-    rec.segments = normalize(segs);
+    *segs = normalize(all);
 }
 
 /// Puts a changed record into its file and checks the file still parses to the same records.

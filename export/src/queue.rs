@@ -570,20 +570,22 @@ pub fn approve(store: &Store, vp: &str, note: &str, actor: &Actor<'_>) -> Result
     Ok(())
 }
 
-/// Removes the `|` line of a block field and the block's common indentation.
-fn dedent_block(value: &str) -> String {
-    let body: Vec<&str> =
-        value.lines().skip(usize::from(value.trim_start().starts_with(['|', '>']))).collect();
-    let indent = body
+/// Lines without their common indentation (blank lines do not count towards it).
+fn dedent<'a>(lines: &[&'a str]) -> Vec<&'a str> {
+    let indent = lines
         .iter()
         .filter(|l| !l.trim().is_empty())
         .map(|l| l.len() - l.trim_start().len())
         .min()
         .unwrap_or(0);
-    body.iter()
-        .map(|l| l.get(indent..).unwrap_or("").trim_end_matches('\r'))
-        .collect::<Vec<_>>()
-        .join("\n")
+    lines.iter().map(|l| l.get(indent..).unwrap_or("")).collect()
+}
+
+/// Removes the `|` line of a block field and the block's common indentation.
+fn dedent_block(value: &str) -> String {
+    let body: Vec<&str> =
+        value.lines().skip(usize::from(value.trim_start().starts_with(['|', '>']))).collect();
+    dedent(&body).iter().map(|l| l.trim_end_matches('\r')).collect::<Vec<_>>().join("\n")
 }
 
 /// The anchor, old and new texts of a Tier 2 delta: blocks under `anchor:`/`定位锚:`,
@@ -608,14 +610,7 @@ pub fn anchored_diff(delta: &str) -> Option<(String, String, String)> {
             .take_while(|l| l.trim().is_empty() || l.len() - l.trim_start().len() > key_indent)
             .copied()
             .collect();
-        let indent = body
-            .iter()
-            .filter(|l| !l.trim().is_empty())
-            .map(|l| l.len() - l.trim_start().len())
-            .min()
-            .unwrap_or(0);
-        let text: Vec<&str> = body.iter().map(|l| l.get(indent..).unwrap_or("")).collect();
-        Some(text.join("\n").trim_end().to_string())
+        Some(dedent(&body).join("\n").trim_end().to_string())
     };
     let anchor = block(&["anchor", "定位锚"])?;
     let old = block(&["old", "old 文本"]).map(|o| {

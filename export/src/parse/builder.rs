@@ -112,6 +112,29 @@ impl SegBuilder {
         self.segs.push(Segment::Field { key: key.into(), value: value.into() });
     }
 
+    /// Appends a `key: value` line and its continuation lines as one field: `prefix`, the key
+    /// and separator as literal text, the value from line `first` through the continuation
+    /// lines up to `last` (joined by their own line endings), then `last`'s line ending.
+    pub fn keyed_field(
+        &mut self,
+        prefix: &str,
+        kl: &super::keyline::KeyLine<'_>,
+        lines: &[crate::text::Line<'_>],
+        first: usize,
+        last: usize,
+    ) {
+        self.lit(prefix);
+        self.lit(kl.key);
+        self.lit(kl.sep);
+        let mut value = kl.value.to_string();
+        for k in first + 1..=last {
+            value.push_str(lines[k - 1].eol);
+            value.push_str(lines[k].content);
+        }
+        self.field(kl.key, &value);
+        self.lit(lines[last].eol);
+    }
+
     /// Appends a body.
     pub fn body(&mut self, text: &str) {
         self.segs.push(Segment::Body(text.into()));

@@ -80,11 +80,6 @@ fn entry(
             while end < fm.len() && fm[end].is_indented() && !fm[end].is_blank() {
                 end += 1;
             }
-            let mut value = kl.value.to_string();
-            for j in i + 1..end {
-                value.push_str(fm[j - 1].eol);
-                value.push_str(fm[j].content);
-            }
             if seen_keys.contains(&kl.key) {
                 diags.push(Diagnostic::warning(
                     b.path(),
@@ -96,10 +91,7 @@ fn entry(
             if kl.key == "id" && id.is_none() {
                 id = Some(kl.value.trim().to_string());
             }
-            segs.lit(kl.key);
-            segs.lit(kl.sep);
-            segs.field(kl.key, &value);
-            segs.lit(fm[end - 1].eol);
+            segs.keyed_field("", &kl, fm, i, end - 1);
             i = end;
             continue;
         }

@@ -155,15 +155,7 @@ fn yaml_fields(segs: &mut SegBuilder, ls: &[Line<'_>]) {
             }
             j += 1;
         }
-        segs.lit(kl.key);
-        segs.lit(kl.sep);
-        let mut value = kl.value.to_string();
-        for k in i + 1..=last {
-            value.push_str(ls[k - 1].eol);
-            value.push_str(ls[k].content);
-        }
-        segs.field(kl.key, &value);
-        segs.lit(ls[last].eol);
+        segs.keyed_field("", &kl, ls, i, last);
         i = last + 1;
     }
 }

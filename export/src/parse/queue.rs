@@ -104,16 +104,7 @@ fn item(path: &str, id: &str, ls: &[Line<'_>]) -> Record {
         let next =
             (i + 1..ls.len()).find(|&j| field_line(ls[j].content).is_some()).unwrap_or(ls.len());
         let last = (i..next).rev().find(|&j| j == i || !ls[j].is_blank()).unwrap_or(i);
-        segs.lit("- ");
-        segs.lit(kl.key);
-        segs.lit(kl.sep);
-        let mut value = kl.value.to_string();
-        for k in i + 1..=last {
-            value.push_str(ls[k - 1].eol);
-            value.push_str(ls[k].content);
-        }
-        segs.field(kl.key, &value);
-        segs.lit(ls[last].eol);
+        segs.keyed_field("- ", &kl, ls, i, last);
         i = last + 1;
     }
     Record { kind: Kind::QueueItem, id: id.into(), file: path.into(), segments: segs.finish() }
