@@ -113,6 +113,7 @@ impl From<ImportError> for CommandError {
                 e.hint("'evokb import --prefer file' takes the files' versions, '--prefer store' keeps the store's")
             }
             ImportError::Io { .. } => CommandError::new(ErrorKind::Store, message),
+            ImportError::Follow { .. } => CommandError::new(ErrorKind::Conflict, message),
             ImportError::Store(_) => CommandError::new(ErrorKind::Store, message),
             _ => CommandError::new(ErrorKind::Store, message),
         }
@@ -125,6 +126,7 @@ impl From<RenderError> for CommandError {
         match err {
             RenderError::EditedOnDisk { .. } => CommandError::new(ErrorKind::Conflict, message)
                 .hint("'evokb import' takes the edits into the store; 'evokb render --force' overwrites them"),
+            RenderError::Derived(err) => (*err).into(),
             _ => CommandError::new(ErrorKind::Store, message),
         }
     }

@@ -51,6 +51,14 @@ pub enum ImportError {
         /// The conflicting records.
         conflicts: Vec<Conflict>,
     },
+    /// After `--prefer` settled a conflict on an entry, its INDEX row could not follow it.
+    #[error("the INDEX row of '{id}' could not take the entry's status after --prefer: {reason}")]
+    Follow {
+        /// The entry.
+        id: String,
+        /// Why the row could not change.
+        reason: String,
+    },
     /// The store failed.
     #[error(transparent)]
     Store(#[from] StoreError),
@@ -82,9 +90,22 @@ pub enum RenderError {
         /// The missing record's key, in hex.
         key: String,
     },
+    /// The derived rows of `stats.md` (hit table, metrics) could not be brought up to date.
+    #[error("cannot update the derived rows of stats.md: {0}")]
+    Derived(Box<MutateError>),
     /// The store failed.
     #[error(transparent)]
     Store(#[from] StoreError),
+}
+
+impl From<MutateError> for RenderError {
+    fn from(err: MutateError) -> RenderError {
+        match err {
+            MutateError::Render(r) => r,
+            MutateError::Store(s) => RenderError::Store(s),
+            other => RenderError::Derived(Box::new(other)),
+        }
+    }
 }
 
 /// Why a mutation was refused; nothing was written.

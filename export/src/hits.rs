@@ -9,18 +9,25 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
+use std::collections::HashMap;
+
 use evokb_store::{
-    store_dir, CaseHash, FileLayout, Kind, LayoutItem, Record, Segment, Store, SyncMark,
+    store_dir, CaseHash, FileLayout, Kind, LayoutItem, Record, Segment, Store, StoreError,
+    SyncMark, Tally,
 };
 
 use crate::error::{MutateError, RenderError};
 use crate::layout;
-use crate::mutate::{commit_file, ensure_trailing_newline};
+use crate::mutate::ensure_trailing_newline;
 use crate::parse::jsonl::event_id;
-use crate::render::{render_layout, write_atomic};
+use crate::render::{render_layout, write_atomic, RecordSource};
 
-/// The flag set when hits were recorded since the hit table was last regenerated.
-pub const HITS_DIRTY: &str = "hits_dirty";
+/// Tally keys of hits start with this, followed by the returned id.
+const HIT_TALLY: &str = "hit:";
+
+fn hit_tally_key(id: &str) -> String {
+    format!("{HIT_TALLY}{id}")
+}
 
 fn json_str(s: &str) -> String {
     serde_json::to_string(s).unwrap_or_else(|_| "\"\"".into())
@@ -133,7 +140,9 @@ pub fn record_hit(
             w.set_record_sync(k, SyncMark { text_hash: r.text_hash() })?;
         }
     }
-    w.set_flag(HITS_DIRTY, true)?;
+    for id in returned {
+        w.bump_tally(&hit_tally_key(id), task)?;
+    }
     w.commit()?;
     Ok(HitReport { id, file_written: in_sync })
 }
@@ -219,91 +228,138 @@ pub fn hit_counts(records: &[Record], since: Option<&str>) -> Vec<EntryHits> {
 
 /// The entry id a hit-table row is about: the cell's last word that names a record, else the
 /// whole cell (the real table writes `traps-runtime.md TRAP-BENCH-CONFIG-CALIBRATION`).
-fn row_entry(cell: &str, known: &dyn Fn(&str) -> bool) -> String {
-    cell.split_whitespace().rev().find(|w| known(w)).unwrap_or(cell.trim()).to_string()
+fn row_entry(
+    cell: &str,
+    known: &dyn Fn(&str) -> Result<bool, StoreError>,
+) -> Result<String, StoreError> {
+    for w in cell.split_whitespace().rev() {
+        if known(w)? {
+            return Ok(w.to_string());
+        }
+    }
+    Ok(cell.trim().to_string())
 }
 
-/// Regenerates the `stats.md` hit table from the search events when hits were recorded since
-/// the last regeneration: each row's `hits` and `last_hit_task` come from the events, its note
-/// is kept, and entries hit for the first time get a row. Returns the rows written.
-pub fn refresh_hit_table(store: &Store) -> Result<usize, MutateError> {
-    let mut w = store.write()?;
-    if !w.flag(HITS_DIRTY)? {
+/// Whether `id` names an entry or a bottleneck pattern: the records a hit-table row is about.
+fn names_hit_target(src: &dyn RecordSource, id: &str) -> Result<bool, StoreError> {
+    Ok(src.get(&CaseHash::of(Kind::Entry, id))?.is_some()
+        || src.get(&CaseHash::of(Kind::Bottleneck, id))?.is_some())
+}
+
+/// Folds the pending hit tallies into the `stats.md` hit table, as changed records of `stats`
+/// (added to `overrides`, with new rows inserted into `stats`).
+///
+/// A row's `hits` is a baseline, whoever wrote it: the searches recorded since the table was
+/// last rendered add to it, so a count never goes down. `last_hit_task` becomes the task of the
+/// latest of those searches that named one. An entry or bottleneck pattern hit for the first
+/// time gets a row after the table's last, counting every search event that returned it. Rows
+/// are only ever written through [`crate::parse::table::escape_cell`], so a task id with a `|`
+/// or a newline stays in its cell. Returns the number of rows changed or added.
+pub(crate) fn fold_tallies_into_hit_table(
+    src: &dyn RecordSource,
+    stats: &mut FileLayout,
+    overrides: &mut HashMap<CaseHash, Record>,
+) -> Result<usize, MutateError> {
+    let tallies: BTreeMap<String, Tally> = src
+        .pending_tallies()?
+        .into_iter()
+        .filter_map(|(k, t)| k.strip_prefix(HIT_TALLY).map(|id| (id.to_string(), t)))
+        .collect();
+    if tallies.is_empty() {
         return Ok(0);
     }
-    let Some(mut file) = w.file(layout::STATS)? else {
-        w.set_flag(HITS_DIRTY, false)?;
-        w.commit()?;
-        return Ok(0);
+    let known = |id: &str| -> Result<bool, StoreError> {
+        Ok(tallies.contains_key(id) || names_hit_target(src, id)?)
     };
-    let records = w.records()?;
-    let counts = hit_counts(&records, None);
-    let by_id: BTreeMap<&str, &EntryHits> = counts.iter().map(|e| (e.id.as_str(), e)).collect();
-    let known = |id: &str| by_id.contains_key(id) || records.iter().any(|r| r.id == id);
-    let mut overrides = std::collections::HashMap::new();
     let mut covered = std::collections::BTreeSet::new();
     let mut last_row = None;
-    for (pos, item) in file.items.iter().enumerate() {
+    let mut written = 0;
+    for (pos, item) in stats.items.iter().enumerate() {
         let LayoutItem::Record(k) = item else { continue };
-        let Some(row) = w.record(k)? else { continue };
+        let Some(row) = overrides.get(k).cloned().map_or_else(|| src.get(k), |r| Ok(Some(r)))?
+        else {
+            continue;
+        };
         if row.kind != Kind::HitRow {
             continue;
         }
         last_row = Some(pos);
-        let entry = row_entry(row.field("entry").unwrap_or(""), &known);
+        let entry = row_entry(row.field("entry").unwrap_or(""), &known)?;
         covered.insert(entry.clone());
-        let Some(h) = by_id.get(entry.as_str()) else { continue };
+        let Some(t) = tallies.get(&entry) else { continue };
         let mut new = row.clone();
-        new.set_field("hits", &h.hits.to_string());
-        if let Some(t) = &h.last_hit_task {
-            new.set_field("last_hit_task", t);
+        if new.field("hits").is_some() {
+            let baseline =
+                new.field("hits").and_then(|h| h.trim().parse::<u64>().ok()).unwrap_or(0);
+            new.set_field("hits", &baseline.saturating_add(t.count).to_string());
+        }
+        if let (Some(task), Some(_)) = (&t.last_label, new.field("last_hit_task")) {
+            new.set_field("last_hit_task", &crate::parse::table::escape_cell(task));
         }
         if new != row {
             overrides.insert(*k, new);
-        }
-    }
-    let mut written = overrides.len();
-    if let Some(at) = last_row {
-        let mut insert_at = at + 1;
-        for h in &counts {
-            if covered.contains(&h.id)
-                || !records
-                    .iter()
-                    .any(|r| r.id == h.id && matches!(r.kind, Kind::Entry | Kind::Bottleneck))
-            {
-                continue;
-            }
-            let line = format!(
-                "| {} | {} | {} |  |",
-                h.id,
-                h.hits,
-                h.last_hit_task.as_deref().unwrap_or("-")
-            );
-            let Some(row) = crate::parse::table::split_row(&line) else { continue };
-            let spec = crate::parse::table::TableSpec {
-                kind: Kind::HitRow,
-                keys: vec!["entry".into(), "hits".into(), "last_hit_task".into(), "note".into()],
-                id_cols: vec![0],
-            };
-            let segments = crate::parse::table::row_segments(&row, "\n", &spec);
-            let rec = Record {
-                kind: Kind::HitRow,
-                id: h.id.clone(),
-                file: layout::STATS.into(),
-                segments,
-            };
-            file.items.insert(insert_at, LayoutItem::Record(rec.case_hash()));
-            overrides.insert(rec.case_hash(), rec);
-            insert_at += 1;
             written += 1;
         }
     }
-    if written > 0 {
-        commit_file(&mut w, file, &overrides)?;
+    let Some(at) = last_row else { return Ok(written) };
+    let first_hits: Vec<&String> = tallies
+        .keys()
+        .filter(|id| !covered.contains(*id))
+        .map(|id| Ok((id, names_hit_target(src, id)?)))
+        .collect::<Result<Vec<_>, StoreError>>()?
+        .into_iter()
+        .filter_map(|(id, target)| target.then_some(id))
+        .collect();
+    if first_hits.is_empty() {
+        return Ok(written);
     }
-    w.set_flag(HITS_DIRTY, false)?;
-    w.commit()?;
+    let totals = event_totals(src)?;
+    let mut insert_at = at + 1;
+    for id in first_hits {
+        let t = &tallies[id];
+        let hits = totals.get(id.as_str()).copied().unwrap_or(0).max(t.count);
+        let task = t
+            .last_label
+            .as_deref()
+            .map_or_else(|| "-".to_string(), crate::parse::table::escape_cell);
+        let line = format!("| {} | {hits} | {task} |  |", crate::parse::table::escape_cell(id));
+        let Some(row) = crate::parse::table::split_row(&line) else { continue };
+        let spec = crate::parse::table::TableSpec {
+            kind: Kind::HitRow,
+            keys: vec!["entry".into(), "hits".into(), "last_hit_task".into(), "note".into()],
+            id_cols: vec![0],
+        };
+        let segments = crate::parse::table::row_segments(&row, "\n", &spec);
+        let rec = Record { kind: Kind::HitRow, id: id.clone(), file: stats.path.clone(), segments };
+        if src.get(&rec.case_hash())?.is_some() || overrides.contains_key(&rec.case_hash()) {
+            continue;
+        }
+        stats.items.insert(insert_at, LayoutItem::Record(rec.case_hash()));
+        overrides.insert(rec.case_hash(), rec);
+        insert_at += 1;
+        written += 1;
+    }
     Ok(written)
+}
+
+/// How many search events of the log returned each id.
+fn event_totals(src: &dyn RecordSource) -> Result<HashMap<String, u64>, StoreError> {
+    let mut out = HashMap::new();
+    let Some(log) = src.layout(layout::SEARCH_LOG)? else { return Ok(out) };
+    let mut events = Vec::new();
+    for item in &log.items {
+        if let LayoutItem::Record(k) = item {
+            if let Some(r) = src.get(k)? {
+                events.push(r);
+            }
+        }
+    }
+    for e in search_events(&events) {
+        for id in e.returned {
+            *out.entry(id).or_insert(0) += 1;
+        }
+    }
+    Ok(out)
 }
 
 #[cfg(test)]

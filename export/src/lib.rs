@@ -19,6 +19,7 @@ pub mod mutate;
 pub mod parse;
 pub mod policy;
 pub mod queue;
+pub mod refresh;
 pub mod render;
 pub mod sync;
 pub mod synth;
@@ -27,8 +28,9 @@ pub mod verify;
 
 pub use diag::{Diagnostic, Severity};
 pub use error::{Conflict, ImportError, MutateError, RenderError};
+pub use refresh::DerivedValues;
 pub use sync::{
-    check, import, render_in_place, render_to, FileDiff, ImportOptions, ImportReport, Prefer,
-    RenderReport,
+    check, import, import_in, render_in_place, render_to, FileDiff, ImportOptions, ImportReport,
+    Prefer, RenderReport,
 };
 pub use verify::{verify, VerifyReport};

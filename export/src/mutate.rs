@@ -120,7 +120,7 @@ fn check_decided_item(rec: &Record, field: &str) -> Result<(), MutateError> {
 }
 
 /// The record with `field` set to `value`.
-fn with_field(rec: &Record, field: &str, value: &str) -> Result<Record, MutateError> {
+pub(crate) fn with_field(rec: &Record, field: &str, value: &str) -> Result<Record, MutateError> {
     let mut out = rec.clone();
     let invalid =
         |reason: &str| MutateError::InvalidValue { field: field.into(), reason: reason.into() };
@@ -232,6 +232,43 @@ pub(crate) fn commit_file(
     layout: FileLayout,
     overrides: &HashMap<CaseHash, Record>,
 ) -> Result<Vec<(Kind, String)>, MutateError> {
+    let checked = checked_parse(w, &layout, overrides)?;
+    let mut changed = Vec::new();
+    for (old_key, got) in &checked.records {
+        let new_key = got.case_hash();
+        if new_key != *old_key {
+            if let Some(existing) = w.record(&new_key)? {
+                return Err(MutateError::AlreadyExists {
+                    kind: got.kind,
+                    id: got.id.clone(),
+                    file: existing.file,
+                });
+            }
+            w.delete_record(old_key)?;
+        }
+        if w.record(&new_key)?.as_ref() != Some(got) {
+            w.put_record(got)?;
+            changed.push((got.kind, got.id.clone()));
+        }
+    }
+    w.put_file(&checked.layout)?;
+    Ok(changed)
+}
+
+/// A file rendered with some records replaced and parsed back: each record under the key it
+/// was rendered from, and the layout the parser gave.
+pub(crate) struct CheckedFile {
+    pub(crate) records: Vec<(CaseHash, Record)>,
+    pub(crate) layout: FileLayout,
+}
+
+/// Renders `layout` from `src` with `overrides`, parses the text and checks that it splits into
+/// exactly the records it was rendered from. Writes nothing.
+pub(crate) fn checked_parse(
+    src: &dyn RecordSource,
+    layout: &FileLayout,
+    overrides: &HashMap<CaseHash, Record>,
+) -> Result<CheckedFile, MutateError> {
     let path = layout.path.clone();
     let role =
         layout::role_of(&path).ok_or_else(|| MutateError::UnknownFile { path: path.clone() })?;
@@ -243,7 +280,7 @@ pub(crate) fn commit_file(
             LayoutItem::Record(key) => {
                 let rec = match overrides.get(key) {
                     Some(r) => r.clone(),
-                    None => w.record(key)?.ok_or_else(|| crate::error::RenderError::Dangling {
+                    None => src.get(key)?.ok_or_else(|| crate::error::RenderError::Dangling {
                         path: path.clone(),
                         key: key.to_hex(),
                     })?,
@@ -265,33 +302,18 @@ pub(crate) fn commit_file(
             parsed.records.len()
         )));
     }
-    let mut changed = Vec::new();
-    for ((old_key, want), got) in expected.iter().zip(&parsed.records) {
-        let got = &got.record;
+    let mut records = Vec::with_capacity(expected.len());
+    for ((old_key, want), got) in expected.into_iter().zip(parsed.records) {
+        let got = got.record;
         if got.segments != want.segments || got.kind != want.kind {
             return Err(broken(format!(
                 "the change would alter how '{path}' splits into records near {} '{}'",
                 want.kind, want.id
             )));
         }
-        let new_key = got.case_hash();
-        if new_key != *old_key {
-            if let Some(existing) = w.record(&new_key)? {
-                return Err(MutateError::AlreadyExists {
-                    kind: got.kind,
-                    id: got.id.clone(),
-                    file: existing.file,
-                });
-            }
-            w.delete_record(old_key)?;
-        }
-        if w.record(&new_key)?.as_ref() != Some(got) {
-            w.put_record(got)?;
-            changed.push((got.kind, got.id.clone()));
-        }
+        records.push((old_key, got));
     }
-    w.put_file(&parsed.layout)?;
-    Ok(changed)
+    Ok(CheckedFile { records, layout: parsed.layout })
 }
 
 /// Adds the entries in `text` (topic-file format: `---` front-matter then body, one or more) at

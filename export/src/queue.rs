@@ -647,9 +647,14 @@ pub fn apply(
     actor: &Actor<'_>,
 ) -> Result<Vec<(String, Applied)>, MutateError> {
     let mut out = Vec::new();
+    // One transaction for every item and the import of the changed targets: the target is
+    // read, validated and written while no other evokb process can render it, and its new
+    // text is imported before anyone sees the decision.
+    let mut w = store.write()?;
     let mut touched_managed = false;
+    let mut written: Vec<(std::path::PathBuf, Vec<u8>)> = Vec::new();
     for vp in ids {
-        let rec = item(&store.read()?, vp)?;
+        let rec = item(&w, vp)?;
         if !is_tier2(&rec) || status(&rec) != "pending" {
             out.push((
                 vp.clone(),
@@ -666,11 +671,14 @@ pub fn apply(
         }
         let target_rel = rec.field("target_doc").unwrap_or("").trim().to_string();
         let result = try_apply(root, &target_rel, rec.field("delta").unwrap_or(""), validate);
-        let mut w = store.write()?;
         match result {
             Ok((new_text, anchor)) => {
                 let target = root.join(&target_rel);
+                let before = std::fs::read(&target).map_err(|source| {
+                    crate::error::RenderError::Io { path: target.clone(), source }
+                })?;
                 crate::render::write_atomic(&target, new_text.as_bytes(), None)?;
+                written.push((target, before));
                 touched_managed |= layout::role_of(&target_rel).is_some();
                 let short: String = anchor.lines().next().unwrap_or("").chars().take(60).collect();
                 decide(
@@ -689,11 +697,22 @@ pub fn apply(
                 out.push((vp.clone(), Applied::Conflict(reason)));
             }
         }
-        w.commit()?;
     }
-    if touched_managed {
-        crate::sync::import(root, store, crate::sync::ImportOptions::default())
-            .map_err(|e| invalid(format!("the applied change could not be imported: {e}")))?;
+    let imported = if touched_managed {
+        crate::sync::import_in(&mut w, root, crate::sync::ImportOptions::default())
+            .map(|_| ())
+            .map_err(|e| invalid(format!("the applied change could not be imported: {e}")))
+    } else {
+        Ok(())
+    };
+    let committed = imported.and_then(|()| w.commit().map_err(MutateError::from));
+    if let Err(err) = committed {
+        // Nothing was decided: put every target back as it was, so the files agree with the
+        // store again and the items can be applied once the problem is fixed.
+        for (target, before) in written.iter().rev() {
+            crate::render::write_atomic(target, before, None)?;
+        }
+        return Err(err);
     }
     Ok(out)
 }

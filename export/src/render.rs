@@ -8,7 +8,9 @@
 use std::io::Write;
 use std::path::Path;
 
-use evokb_store::{FileLayout, LayoutItem, ReadTxn, WriteTxn};
+use std::collections::{BTreeMap, HashMap};
+
+use evokb_store::{CaseHash, FileLayout, LayoutItem, ReadTxn, Record, StoreError, Tally, WriteTxn};
 
 use crate::error::RenderError;
 
@@ -23,30 +25,91 @@ pub struct RenderedFile {
     pub layout: FileLayout,
 }
 
-/// Read access needed to render; implemented by both transaction kinds.
+/// Read access needed to render; implemented by both transaction kinds and by [`Overlay`].
 pub trait RecordSource {
     /// The record under `key`.
-    fn get(
-        &self,
-        key: &evokb_store::CaseHash,
-    ) -> Result<Option<evokb_store::Record>, evokb_store::StoreError>;
+    fn get(&self, key: &CaseHash) -> Result<Option<Record>, StoreError>;
+    /// The layout of the managed file at `path`.
+    fn layout(&self, path: &str) -> Result<Option<FileLayout>, StoreError>;
+    /// Every file layout, in path order.
+    fn layouts(&self) -> Result<Vec<FileLayout>, StoreError>;
+    /// The pending tallies (see [`evokb_store::Tally`]).
+    fn pending_tallies(&self) -> Result<Vec<(String, Tally)>, StoreError>;
 }
 
-impl RecordSource for ReadTxn {
-    fn get(
-        &self,
-        key: &evokb_store::CaseHash,
-    ) -> Result<Option<evokb_store::Record>, evokb_store::StoreError> {
-        self.record(key)
+macro_rules! source_for_txn {
+    ($t:ty) => {
+        impl RecordSource for $t {
+            fn get(&self, key: &CaseHash) -> Result<Option<Record>, StoreError> {
+                self.record(key)
+            }
+            fn layout(&self, path: &str) -> Result<Option<FileLayout>, StoreError> {
+                self.file(path)
+            }
+            fn layouts(&self) -> Result<Vec<FileLayout>, StoreError> {
+                self.files()
+            }
+            fn pending_tallies(&self) -> Result<Vec<(String, Tally)>, StoreError> {
+                self.tallies()
+            }
+        }
+    };
+}
+
+source_for_txn!(ReadTxn);
+source_for_txn!(WriteTxn);
+
+/// A store view with some records and layouts replaced: what the store would hold after a
+/// change, without writing it. `render --check` renders through one so that it compares
+/// exactly what `render` would write.
+pub struct Overlay<'a> {
+    base: &'a dyn RecordSource,
+    records: &'a HashMap<CaseHash, Record>,
+    files: &'a BTreeMap<String, FileLayout>,
+}
+
+impl<'a> Overlay<'a> {
+    /// `base` with `records` and `files` in place of (or in addition to) its own.
+    pub fn new(
+        base: &'a dyn RecordSource,
+        records: &'a HashMap<CaseHash, Record>,
+        files: &'a BTreeMap<String, FileLayout>,
+    ) -> Overlay<'a> {
+        Overlay { base, records, files }
     }
 }
 
-impl RecordSource for WriteTxn {
-    fn get(
-        &self,
-        key: &evokb_store::CaseHash,
-    ) -> Result<Option<evokb_store::Record>, evokb_store::StoreError> {
-        self.record(key)
+impl RecordSource for Overlay<'_> {
+    fn get(&self, key: &CaseHash) -> Result<Option<Record>, StoreError> {
+        match self.records.get(key) {
+            Some(r) => Ok(Some(r.clone())),
+            None => self.base.get(key),
+        }
+    }
+    fn layout(&self, path: &str) -> Result<Option<FileLayout>, StoreError> {
+        match self.files.get(path) {
+            Some(l) => Ok(Some(l.clone())),
+            None => self.base.layout(path),
+        }
+    }
+    fn layouts(&self) -> Result<Vec<FileLayout>, StoreError> {
+        let mut out = self.base.layouts()?;
+        for l in &mut out {
+            if let Some(o) = self.files.get(&l.path) {
+                *l = o.clone();
+            }
+        }
+        for (path, l) in self.files {
+            if !out.iter().any(|x| &x.path == path) {
+                out.push(l.clone());
+            }
+        }
+        out.sort_by(|a, b| a.path.cmp(&b.path));
+        Ok(out)
+    }
+    fn pending_tallies(&self) -> Result<Vec<(String, Tally)>, StoreError> {
+        // The overlay is what the store holds once the tallies are folded into their table.
+        Ok(Vec::new())
     }
 }
 
@@ -71,9 +134,9 @@ pub fn render_layout(src: &dyn RecordSource, layout: &FileLayout) -> Result<Stri
 }
 
 /// Renders every managed file of the store, sorted by path.
-pub fn render_all(txn: &ReadTxn) -> Result<Vec<RenderedFile>, RenderError> {
+pub fn render_all(txn: &dyn RecordSource) -> Result<Vec<RenderedFile>, RenderError> {
     let mut out = Vec::new();
-    for layout in txn.files()? {
+    for layout in txn.layouts()? {
         let text = render_layout(txn, &layout)?;
         out.push(RenderedFile { path: layout.path.clone(), text, layout });
     }

@@ -26,7 +26,8 @@ use crate::diag::Diagnostic;
 use crate::error::{Conflict, ImportError, RenderError};
 use crate::layout::{self, ManagedFile};
 use crate::parse::{parse_file, ParsedFile};
-use crate::render::{render_all, write_atomic, RenderedFile};
+use crate::refresh::{self, DerivedValues};
+use crate::render::{render_all, write_atomic, Overlay, RenderedFile};
 use crate::text::decode_utf8;
 
 /// Which side wins a conflict.
@@ -179,16 +180,33 @@ fn check_unique_ids(files: &[ReadFile], diags: &mut Vec<Diagnostic>) {
 }
 
 /// Imports every managed file under `root` into `store`, in one transaction.
+///
+/// The write lock is taken before the first file is read, so the files, the records they are
+/// compared with and the sync marks that decide who changed what all describe one moment: an
+/// evokb process that renders or records a hit meanwhile waits, and no write it acknowledged
+/// can be mistaken for an old file version.
 pub fn import(
     root: &Path,
     store: &Store,
     opts: ImportOptions,
 ) -> Result<ImportReport, ImportError> {
+    let mut txn = store.write()?;
+    let report = import_in(&mut txn, root, opts)?;
+    txn.commit()?;
+    Ok(report)
+}
+
+/// [`import`] inside an open write transaction; nothing is committed.
+pub fn import_in(
+    txn: &mut WriteTxn,
+    root: &Path,
+    opts: ImportOptions,
+) -> Result<ImportReport, ImportError> {
     let kb = read_kb(root)?;
     let mut report =
         ImportReport { files: kb.files.len(), warnings: kb.warnings, ..Default::default() };
-    let mut txn = store.write()?;
     let mut conflicts = Vec::new();
+    let mut resolved = Vec::new();
     let parsed_keys: HashSet<CaseHash> = kb
         .files
         .iter()
@@ -200,10 +218,10 @@ pub fn import(
             // Unchanged since the last sync: the store's version of this file stands.
             continue;
         }
-        import_file(&mut txn, f, &parsed_keys, opts, &mut report, &mut conflicts)?;
+        import_file(txn, f, &parsed_keys, opts, &mut report, &mut conflicts, &mut resolved)?;
         txn.set_file_sync(path, SyncMark { text_hash: f.bytes_hash })?;
     }
-    sync_repros(&mut txn, &kb.repros)?;
+    sync_repros(txn, &kb.repros)?;
     // A managed file the store holds but the disk lacks is kept, not taken for a deletion of
     // every record in it: the next render writes it again.
     let on_disk: HashSet<&str> = kb.files.iter().map(|f| f.file.path.as_str()).collect();
@@ -219,9 +237,28 @@ pub fn import(
     if !conflicts.is_empty() {
         return Err(ImportError::Conflicts { conflicts });
     }
+    follow_resolved_entries(txn, &resolved)?;
     report.counts = txn.counts()?;
-    txn.commit()?;
     Ok(report)
+}
+
+/// After `--prefer` settled a conflict on an entry, its INDEX row must say what the entry now
+/// says. The row may not have conflicted itself (the person edited only the entry, the store
+/// changed both), so it would otherwise keep the losing side's status.
+fn follow_resolved_entries(txn: &mut WriteTxn, resolved: &[CaseHash]) -> Result<(), ImportError> {
+    for key in resolved {
+        let Some(entry) = txn.record(key)? else { continue };
+        if entry.kind != Kind::Entry {
+            continue;
+        }
+        let Some(status) = entry.field("status").map(str::trim) else { continue };
+        let Some(row) = txn.record_by_id(Kind::IndexRow, &entry.id)? else { continue };
+        if row.field("status").is_some_and(|s| s.trim() != status) {
+            crate::mutate::set_field_in(txn, &entry.id, Some(Kind::IndexRow), "status", status)
+                .map_err(|e| ImportError::Follow { id: entry.id.clone(), reason: e.to_string() })?;
+        }
+    }
+    Ok(())
 }
 
 fn import_file(
@@ -231,6 +268,7 @@ fn import_file(
     opts: ImportOptions,
     report: &mut ImportReport,
     conflicts: &mut Vec<Conflict>,
+    resolved: &mut Vec<CaseHash>,
 ) -> Result<(), ImportError> {
     let path = f.file.path.as_str();
     let in_file: HashSet<CaseHash> =
@@ -255,11 +293,16 @@ fn import_file(
         let store_changed = synced != Some(stored.text_hash());
         if !file_changed {
             report.kept_store += 1;
-        } else if !store_changed || opts.prefer == Some(Prefer::File) {
+        } else if !store_changed {
             txn.put_record(rec)?;
             report.updated += 1;
+        } else if opts.prefer == Some(Prefer::File) {
+            txn.put_record(rec)?;
+            report.updated += 1;
+            resolved.push(key);
         } else if opts.prefer == Some(Prefer::Store) {
             report.kept_store += 1;
+            resolved.push(key);
         } else {
             conflicts.push(Conflict {
                 kind: rec.kind,
@@ -367,11 +410,18 @@ pub struct FileDiff {
     pub rendered: String,
 }
 
-/// Compares every rendered file with the disk, writing nothing.
-pub fn check(root: &Path, store: &Store) -> Result<Vec<FileDiff>, RenderError> {
+/// Compares every file `render` would write with the disk, writing nothing. The derived rows
+/// (hit table, metrics) are planned exactly as [`render_in_place`] plans them.
+pub fn check(
+    root: &Path,
+    store: &Store,
+    derived: &DerivedValues,
+) -> Result<Vec<FileDiff>, RenderError> {
     let txn = store.read()?;
+    let plan = refresh::plan(&txn, derived)?;
+    let view = Overlay::new(&txn, &plan.records, &plan.files);
     let mut out = Vec::new();
-    for f in render_all(&txn)? {
+    for f in render_all(&view)? {
         let disk = read_optional(&root.join(&f.path))?;
         if disk.as_deref() != Some(f.text.as_bytes()) {
             out.push(FileDiff {
@@ -401,23 +451,35 @@ pub struct RenderReport {
     pub unchanged: usize,
 }
 
-/// Renders every managed file in place. Refuses, writing nothing, when a file was edited since
-/// the last import or render, unless `force` is set.
+/// Renders every managed file in place, derived rows included. Refuses, writing nothing, when a
+/// file was edited since the last import or render, unless `force` is set.
+///
+/// The whole render is one write transaction: the derived rows are stored, the files are
+/// rendered from that transaction's view, compared with the disk, written, and their sync
+/// marks set, all before the commit. Other evokb writers wait meanwhile, so the marks describe
+/// exactly the record versions rendered and the bytes written, and a file another render
+/// wrote is never taken for a person's edit. A crash after some files are written and before
+/// the commit leaves files that match the store; the next import takes them as unchanged
+/// records.
 pub fn render_in_place(
     root: &Path,
     store: &Store,
+    derived: &DerivedValues,
     force: bool,
 ) -> Result<RenderReport, RenderError> {
-    let txn = store.read()?;
-    let files = render_all(&txn)?;
+    let mut w = store.write()?;
+    let plan = refresh::plan(&w, derived)?;
+    refresh::apply(&mut w, &plan)?;
+    let files = render_all(&w)?;
     let mut report = RenderReport::default();
-    let mut to_write: Vec<&RenderedFile> = Vec::new();
+    let mut to_write: Vec<(&RenderedFile, Option<[u8; 32]>)> = Vec::new();
     let mut to_mark: Vec<&RenderedFile> = Vec::new();
     let mut refused = Vec::new();
     for f in &files {
         let disk = read_optional(&root.join(&f.path))?;
+        let disk_hash = disk.as_deref().map(|d| *blake3::hash(d).as_bytes());
         let rendered_hash = *blake3::hash(f.text.as_bytes()).as_bytes();
-        let mark = txn.file_sync(&f.path)?.map(|m| m.text_hash);
+        let mark = w.file_sync(&f.path)?.map(|m| m.text_hash);
         match disk {
             Some(d) if d == f.text.as_bytes() => {
                 report.unchanged += 1;
@@ -428,33 +490,36 @@ pub fn render_in_place(
             Some(d) if !force && mark != Some(*blake3::hash(&d).as_bytes()) => {
                 refused.push(f.path.clone());
             }
-            _ => to_write.push(f),
+            _ => to_write.push((f, disk_hash)),
         }
     }
-    // Sync marks come from the snapshot that was rendered, not from whatever another process
-    // may have committed since, so they describe exactly the bytes on disk.
+    if !refused.is_empty() {
+        return Err(RenderError::EditedOnDisk { files: refused });
+    }
     let mut record_marks: Vec<(CaseHash, SyncMark)> = Vec::new();
-    for f in to_write.iter().chain(&to_mark) {
+    for f in to_write.iter().map(|(f, _)| f).chain(&to_mark) {
         for item in &f.layout.items {
             if let LayoutItem::Record(key) = item {
-                if let Some(rec) = txn.record(key)? {
+                if let Some(rec) = w.record(key)? {
                     record_marks.push((*key, SyncMark { text_hash: rec.text_hash() }));
                 }
             }
         }
     }
-    drop(txn);
-    if !refused.is_empty() {
-        return Err(RenderError::EditedOnDisk { files: refused });
-    }
     let tmp_dir = evokb_store::store_dir(root).join("tmp");
     crate::render::clean_stale_temporaries(&tmp_dir);
-    for f in &to_write {
+    for (f, seen) in &to_write {
+        // A person may save the file between the comparison above and this write: look again
+        // right before replacing it, and refuse rather than overwrite their edit. Files
+        // written so far match the store, so the next import takes them as unchanged.
+        let now = read_optional(&root.join(&f.path))?.map(|d| *blake3::hash(&d).as_bytes());
+        if now != *seen && !force {
+            return Err(RenderError::EditedOnDisk { files: vec![f.path.clone()] });
+        }
         write_atomic(&root.join(&f.path), f.text.as_bytes(), Some(&tmp_dir))?;
         report.written.push(f.path.clone());
     }
-    let mut w = store.write()?;
-    for f in to_write.iter().chain(&to_mark) {
+    for f in to_write.iter().map(|(f, _)| f).chain(&to_mark) {
         w.set_file_sync(
             &f.path,
             SyncMark { text_hash: *blake3::hash(f.text.as_bytes()).as_bytes() },
@@ -467,14 +532,23 @@ pub fn render_in_place(
     Ok(report)
 }
 
-/// Renders every managed file under `out`, at the same relative paths. Sync marks are not
+/// Renders every managed file under `out`, at the same relative paths, derived rows included.
+/// The derived rows are stored (as an in-place render would store them); sync marks are not
 /// touched, because the knowledge base itself was not written.
-pub fn render_to(out: &Path, store: &Store) -> Result<Vec<String>, RenderError> {
-    let files = render_all(&store.read()?)?;
+pub fn render_to(
+    out: &Path,
+    store: &Store,
+    derived: &DerivedValues,
+) -> Result<Vec<String>, RenderError> {
+    let mut w = store.write()?;
+    let plan = refresh::plan(&w, derived)?;
+    refresh::apply(&mut w, &plan)?;
+    let files = render_all(&w)?;
     let mut written = Vec::new();
     for f in &files {
         write_atomic(&out.join(&f.path), f.text.as_bytes(), None)?;
         written.push(f.path.clone());
     }
+    w.commit()?;
     Ok(written)
 }

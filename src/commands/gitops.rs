@@ -27,7 +27,8 @@ pub fn snapshot(
     } else {
         format!("evolution: apply {} (approved by user)", apply.join(", "))
     };
-    let snap = crate::git::snapshot(&root, &store, &message)?;
+    let derived = super::sync::derived_values(&store)?;
+    let snap = crate::git::snapshot(&root, &store, &derived, &message)?;
     let mut out = match &snap.commit {
         Some(c) => format!(
             "committed {} file(s) as {}: {message}\n",

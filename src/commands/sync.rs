@@ -4,7 +4,7 @@ use std::fmt::Write as _;
 use std::path::Path;
 use std::process::ExitCode;
 
-use evokb_export::{FileDiff, ImportOptions, Prefer};
+use evokb_export::{DerivedValues, FileDiff, ImportOptions, Prefer};
 use evokb_store::{hex, store_dir, Kind, Store};
 use serde_json::json;
 
@@ -77,8 +77,9 @@ pub fn import(root: Option<&Path>, json_out: bool, prefer: Option<PreferArg>) ->
 pub fn render(root: Option<&Path>, out: Option<&Path>, check: bool, force: bool) -> CmdResult {
     let root = root::find(root)?;
     let store = root::open(&root)?;
+    let derived = derived_values(&store)?;
     if check {
-        let diffs = evokb_export::check(&root, &store)?;
+        let diffs = evokb_export::check(&root, &store, &derived)?;
         if diffs.is_empty() {
             print("all managed files match the store\n")?;
             return ok();
@@ -91,14 +92,12 @@ pub fn render(root: Option<&Path>, out: Option<&Path>, check: bool, force: bool)
         print(&text)?;
         return Ok(ExitCode::from(ErrorKind::CheckFailed.exit_code()));
     }
-    refresh_metric_rows(&store)?;
-    evokb_export::hits::refresh_hit_table(&store)?;
     if let Some(out) = out {
-        let written = evokb_export::render_to(out, &store)?;
+        let written = evokb_export::render_to(out, &store, &derived)?;
         print(&format!("rendered {} files under {}\n", written.len(), out.display()))?;
         return ok();
     }
-    let report = evokb_export::render_in_place(&root, &store, force)?;
+    let report = evokb_export::render_in_place(&root, &store, &derived, force)?;
     let mut text =
         format!("{} file(s) written, {} unchanged\n", report.written.len(), report.unchanged);
     for p in &report.written {
@@ -108,18 +107,14 @@ pub fn render(root: Option<&Path>, out: Option<&Path>, check: bool, force: bool)
     ok()
 }
 
-/// Fills the `当前值` column of the stats metrics table from the task timelines in the store,
-/// so a render publishes the figures. Rows the table does not have are left out.
-fn refresh_metric_rows(store: &Store) -> CmdResult<()> {
-    let values = super::analytics::metric_row_values(&store.read()?)?;
-    for (key, value) in values {
-        let current = store.read()?.record_by_id(Kind::MetricRow, key)?;
-        let Some(row) = current else { continue };
-        if row.field("当前值").is_some_and(|v| v != value) {
-            evokb_export::mutate::set_field(store, key, Some(Kind::MetricRow), "当前值", &value)?;
-        }
-    }
-    Ok(())
+/// The values render publishes that come from outside the markdown: the `当前值` column of the
+/// stats metrics table, computed from the task timelines in the store.
+pub fn derived_values(store: &Store) -> CmdResult<DerivedValues> {
+    let metrics = super::analytics::metric_row_values(&store.read()?)?
+        .into_iter()
+        .map(|(k, v)| (k.to_string(), v))
+        .collect();
+    Ok(DerivedValues { metrics })
 }
 
 /// A unified diff of one file, cut to `max_lines` lines.

@@ -241,12 +241,12 @@ fn builder() -> redb::Builder {
 
 /// A consistent snapshot of the store.
 pub struct ReadTxn {
-    txn: redb::ReadTransaction,
+    pub(crate) txn: redb::ReadTransaction,
 }
 
 /// A write transaction: nothing is visible to others, or on disk, until [`WriteTxn::commit`].
 pub struct WriteTxn {
-    txn: redb::WriteTransaction,
+    pub(crate) txn: redb::WriteTransaction,
     /// Files whose records or layout changed: their index rows are rebuilt at commit.
     dirty: std::collections::BTreeSet<String>,
     /// Searchable records written or deleted: their search documents are replaced at commit.
@@ -422,6 +422,7 @@ macro_rules! read_methods {
             for layout in self.files()? {
                 digest_layout(&mut hasher, &layout);
             }
+            crate::tally::digest(&mut hasher, &self.tallies()?)?;
             for name in self.collection_tables()? {
                 hasher.update(b"C");
                 digest_str(&mut hasher, &name);

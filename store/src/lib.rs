@@ -38,6 +38,7 @@ mod error;
 pub mod query;
 pub mod record;
 pub mod search;
+mod tally;
 
 pub use db::{
     store_dir, Collection, ReadTxn, Store, WriteTxn, DB_FILE, DEFAULT_LOCK_WAIT, STORE_FORMAT,
@@ -45,3 +46,4 @@ pub use db::{
 pub use error::{BusyError, Error, OpenError, StoreError};
 pub use query::{Filter, QueryRow};
 pub use record::{hex, CaseHash, FileLayout, Kind, LayoutItem, Record, Segment, SyncMark};
+pub use tally::Tally;

@@ -91,6 +91,15 @@ fn sixteen_searching_processes_record_every_hit_while_readers_run() {
     assert_eq!(log.lines().count(), 33 + 16 * per);
     assert!(evokb_export::verify(&store).expect("verify").problems.is_empty());
     drop(store);
+    // The hits are pending in the stats.md hit table until a render: the check says so, and
+    // shows exactly the file that render then writes.
+    let out = evokb(kb.path(), &["render", "--check"]);
+    assert_eq!(out.status.code(), Some(1), "{}", stdout(&out));
+    assert!(stdout(&out).contains("1 file(s) differ"), "{}", stdout(&out));
+    assert!(stdout(&out).contains(".agents/evolution/stats.md"), "{}", stdout(&out));
+    let out = evokb(kb.path(), &["render"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(stdout(&out).contains("1 file(s) written"), "{}", stdout(&out));
     let out = evokb(kb.path(), &["render", "--check"]);
     assert_eq!(out.status.code(), Some(0), "{}", stdout(&out));
 }

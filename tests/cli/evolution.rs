@@ -275,7 +275,7 @@ fn items_expire_after_90_days_and_decided_items_are_immutable() {
     .expect("decided_* may change");
     // It moved to the Decided section.
     let out = tempfile::tempdir().expect("t");
-    evokb_export::render_to(out.path(), &store).expect("render");
+    evokb_export::render_to(out.path(), &store, &Default::default()).expect("render");
     let q = std::fs::read_to_string(out.path().join(".agents/evolution/queue.md")).expect("read");
     assert!(q.find("## VP-2026-0003").expect("item") > q.find("## Decided").expect("section"));
     assert!(evokb_export::verify(&store).expect("verify").problems.is_empty());

@@ -76,6 +76,52 @@ pub fn split_row(content: &str) -> Option<Row<'_>> {
     Some(Row { prefix, cells, closed, suffix: &content[suffix_start..] })
 }
 
+/// Writes any text as the value of one table cell: `\` and `|` are backslash-escaped (as
+/// CommonMark tables read them) and line breaks become `<br>`, so the value always stays one
+/// cell on one line. Surrounding whitespace is trimmed: the parser gives it to the cell's
+/// padding. [`unescape_cell`] gives the (trimmed) text back.
+pub fn escape_cell(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut chars = text.trim().chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '\\' => out.push_str("\\\\"),
+            '|' => out.push_str("\\|"),
+            '\r' => {
+                if chars.peek() == Some(&'\n') {
+                    chars.next();
+                }
+                out.push_str("<br>");
+            }
+            '\n' => out.push_str("<br>"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// The text a cell written by [`escape_cell`] stands for.
+pub fn unescape_cell(cell: &str) -> String {
+    let mut out = String::with_capacity(cell.len());
+    let mut rest = cell;
+    while let Some(c) = rest.chars().next() {
+        if let Some(r) = rest.strip_prefix("<br>") {
+            out.push('\n');
+            rest = r;
+        } else if let Some(r) = rest.strip_prefix("\\\\") {
+            out.push('\\');
+            rest = r;
+        } else if let Some(r) = rest.strip_prefix("\\|") {
+            out.push('|');
+            rest = r;
+        } else {
+            out.push(c);
+            rest = &rest[c.len_utf8()..];
+        }
+    }
+    out
+}
+
 fn cell(raw: &str) -> Cell<'_> {
     let value = raw.trim();
     if value.is_empty() {
