@@ -144,7 +144,7 @@ fn bench(c: &mut Criterion) {
             b.iter(|| {
                 i += 1;
                 let ts = format!("2026-10-01T00:{:02}:{:02}Z", (i / 60) % 60, i % 60);
-                evokb_export::hits::record_hit(c.dir.path(), &c.store, &ts, SEARCH_TEXT, &ids, None)
+                evokb_evolve::hits::record_hit(c.dir.path(), &c.store, &ts, SEARCH_TEXT, &ids, None)
                     .expect("record_hit")
             })
         });

@@ -67,16 +67,11 @@ pub struct Snapshot {
 }
 
 /// Commits exactly the managed files whose rendering differs from HEAD.
-pub fn snapshot(
-    kb_root: &Path,
-    store: &Store,
-    derived: &evokb_export::DerivedValues,
-    message: &str,
-) -> CmdResult<Snapshot> {
+pub fn snapshot(kb_root: &Path, store: &Store, message: &str) -> CmdResult<Snapshot> {
     let (repo, prefix) = repo_for(kb_root)?;
     // What `render` would write, derived rows included.
     let txn = store.read()?;
-    let plan = evokb_export::refresh::plan(&txn, derived)?;
+    let plan = evokb_export::DeriveRows::plan(&evokb_evolve::render::stats_rows(store)?, &txn)?;
     let view = evokb_export::render::Overlay::new(&txn, &plan.records, &plan.files);
     let files = evokb_export::render::render_all(&view)?;
     let head = repo.head().ok().and_then(|h| h.peel_to_commit().ok());

@@ -6,11 +6,13 @@
 //! - [`figures`]: transitions and recurrence over the error registry.
 //! - [`timeline`]: `timeline-summary` and the stats metrics over timelines.
 //! - [`chart`]: SVG charts.
+//! - [`stored`]: the store collections that hold the data, and their loader.
 //! - [`util`]: rounding, timestamps, round-name order.
 
 pub mod chart;
 pub mod figures;
 pub mod model;
 pub mod parse;
+pub mod stored;
 pub mod timeline;
 pub mod util;

@@ -9,26 +9,22 @@
 //! terminal.
 #![warn(missing_docs)]
 
+pub mod derive;
 pub mod diag;
 pub mod error;
-pub mod evolve;
-pub mod hits;
 pub mod layout;
 pub mod merge;
 pub mod mutate;
 pub mod parse;
-pub mod policy;
-pub mod queue;
-pub mod refresh;
 pub mod render;
 pub mod sync;
 pub mod synth;
 pub mod text;
 pub mod verify;
 
+pub use derive::{DeriveRows, NoDerivedRows, Plan};
 pub use diag::{Diagnostic, Severity};
 pub use error::{Conflict, ImportError, MutateError, RenderError};
-pub use refresh::DerivedValues;
 pub use sync::{
     check, import, import_in, render_in_place, render_to, FileDiff, ImportOptions, ImportReport,
     Prefer, RenderReport,

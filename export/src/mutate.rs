@@ -120,7 +120,7 @@ fn check_decided_item(rec: &Record, field: &str) -> Result<(), MutateError> {
 }
 
 /// The record with `field` set to `value`.
-pub(crate) fn with_field(rec: &Record, field: &str, value: &str) -> Result<Record, MutateError> {
+pub fn with_field(rec: &Record, field: &str, value: &str) -> Result<Record, MutateError> {
     let mut out = rec.clone();
     let invalid =
         |reason: &str| MutateError::InvalidValue { field: field.into(), reason: reason.into() };
@@ -169,7 +169,7 @@ pub(crate) fn with_field(rec: &Record, field: &str, value: &str) -> Result<Recor
 }
 
 /// Adds a field line after the record's last field, in the record's own line-ending style.
-pub(crate) fn insert_field(rec: &mut Record, key: &str, value: &str, prefix: &str) {
+pub fn insert_field(rec: &mut Record, key: &str, value: &str, prefix: &str) {
     let eol = dominant_eol(&rec.text());
     let line =
         vec![Segment::Lit(prefix.into()), Segment::Field { key: key.into(), value: value.into() }];
@@ -179,11 +179,7 @@ pub(crate) fn insert_field(rec: &mut Record, key: &str, value: &str, prefix: &st
 /// Inserts field lines right after the line ending of a record's last field, each ended with
 /// `eol` (also used when the last field has no line ending of its own). The segments come back
 /// normalised, as the parser would produce them.
-pub(crate) fn insert_lines_after_last_field(
-    segs: &mut Vec<Segment>,
-    lines: Vec<Segment>,
-    eol: &str,
-) {
+pub fn insert_lines_after_last_field(segs: &mut Vec<Segment>, lines: Vec<Segment>, eol: &str) {
     let mut all = std::mem::take(segs);
     match all.iter().rposition(|s| matches!(s, Segment::Field { .. })) {
         Some(i) => {
@@ -227,7 +223,7 @@ fn commit_change(
 /// Renders `layout` with `overrides` in place of (or in addition to) stored records, parses the
 /// result, and stores what the parser produced. Every record must come back with the text it
 /// was rendered from, so a value can never spill into its neighbours.
-pub(crate) fn commit_file(
+pub fn commit_file(
     w: &mut WriteTxn,
     layout: FileLayout,
     overrides: &HashMap<CaseHash, Record>,
@@ -257,14 +253,16 @@ pub(crate) fn commit_file(
 
 /// A file rendered with some records replaced and parsed back: each record under the key it
 /// was rendered from, and the layout the parser gave.
-pub(crate) struct CheckedFile {
-    pub(crate) records: Vec<(CaseHash, Record)>,
-    pub(crate) layout: FileLayout,
+pub struct CheckedFile {
+    /// Each record under the key it was rendered from.
+    pub records: Vec<(CaseHash, Record)>,
+    /// The layout the parser gave.
+    pub layout: FileLayout,
 }
 
 /// Renders `layout` from `src` with `overrides`, parses the text and checks that it splits into
 /// exactly the records it was rendered from. Writes nothing.
-pub(crate) fn checked_parse(
+pub fn checked_parse(
     src: &dyn RecordSource,
     layout: &FileLayout,
     overrides: &HashMap<CaseHash, Record>,
@@ -388,7 +386,7 @@ pub fn add_entries_in(
 }
 
 /// Makes sure a file's text ends with a line ending before something is appended to it.
-pub(crate) fn ensure_trailing_newline(
+pub fn ensure_trailing_newline(
     w: &mut WriteTxn,
     layout: &mut FileLayout,
     overrides: &mut HashMap<CaseHash, Record>,

@@ -22,11 +22,11 @@ use evokb_store::{
     CaseHash, FileLayout, Kind, LayoutItem, Record, Segment, Store, SyncMark, WriteTxn,
 };
 
+use crate::derive::{self, DeriveRows};
 use crate::diag::Diagnostic;
 use crate::error::{Conflict, ImportError, RenderError};
 use crate::layout::{self, ManagedFile};
 use crate::parse::{parse_file, ParsedFile};
-use crate::refresh::{self, DerivedValues};
 use crate::render::{render_all, write_atomic, Overlay, RenderedFile};
 use crate::text::decode_utf8;
 
@@ -411,14 +411,14 @@ pub struct FileDiff {
 }
 
 /// Compares every file `render` would write with the disk, writing nothing. The derived rows
-/// (hit table, metrics) are planned exactly as [`render_in_place`] plans them.
+/// come from `derive`, planned from the same kind of view [`render_in_place`] plans from.
 pub fn check(
     root: &Path,
     store: &Store,
-    derived: &DerivedValues,
+    derive: &dyn DeriveRows,
 ) -> Result<Vec<FileDiff>, RenderError> {
     let txn = store.read()?;
-    let plan = refresh::plan(&txn, derived)?;
+    let plan = derive.plan(&txn)?;
     let view = Overlay::new(&txn, &plan.records, &plan.files);
     let mut out = Vec::new();
     for f in render_all(&view)? {
@@ -464,12 +464,12 @@ pub struct RenderReport {
 pub fn render_in_place(
     root: &Path,
     store: &Store,
-    derived: &DerivedValues,
+    derive: &dyn DeriveRows,
     force: bool,
 ) -> Result<RenderReport, RenderError> {
     let mut w = store.write()?;
-    let plan = refresh::plan(&w, derived)?;
-    refresh::apply(&mut w, &plan)?;
+    let plan = derive.plan(&w)?;
+    derive::apply(&mut w, &plan)?;
     let files = render_all(&w)?;
     let mut report = RenderReport::default();
     let mut to_write: Vec<(&RenderedFile, Option<[u8; 32]>)> = Vec::new();
@@ -538,11 +538,11 @@ pub fn render_in_place(
 pub fn render_to(
     out: &Path,
     store: &Store,
-    derived: &DerivedValues,
+    derive: &dyn DeriveRows,
 ) -> Result<Vec<String>, RenderError> {
     let mut w = store.write()?;
-    let plan = refresh::plan(&w, derived)?;
-    refresh::apply(&mut w, &plan)?;
+    let plan = derive.plan(&w)?;
+    derive::apply(&mut w, &plan)?;
     let files = render_all(&w)?;
     let mut written = Vec::new();
     for f in &files {

@@ -6,23 +6,17 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 use evokb_analytics::figures::{self, EntryLink, ErrorClass, InjectionPoint};
-use evokb_analytics::model::{ErrorCase, Round, TimelineEvent};
+use evokb_analytics::model::{Round, TimelineEvent};
+use evokb_analytics::stored::{self, event_key, StoredData, ERROR_CASES, ROUNDS, TIMELINE_EVENTS};
 use evokb_analytics::{chart, parse, timeline};
-use evokb_export::hits::search_events;
-use evokb_store::{Collection, ReadTxn, Store};
+use evokb_evolve::hits::search_events;
+use evokb_store::{ReadTxn, Store};
 use serde::Serialize;
 
 use super::{ok, print, print_json};
 use crate::cli::{AfterArg, Format};
 use crate::error::{CmdResult, CommandError, ErrorKind};
 use crate::root;
-
-/// Error cases by case key.
-pub const ERROR_CASES: Collection = Collection::new("coll.error_cases");
-/// Rounds by name, with their position in the iteration log.
-pub const ROUNDS: Collection = Collection::new("coll.rounds");
-/// Timeline events by task id, a NUL, and the big-endian line number.
-pub const TIMELINE_EVENTS: Collection = Collection::new("coll.timeline_events");
 
 fn read_text(path: &Path) -> CmdResult<String> {
     let bytes = std::fs::read(path).map_err(|e| {
@@ -123,13 +117,6 @@ fn timeline_files(dir: &Path) -> CmdResult<Vec<PathBuf>> {
     Ok(out)
 }
 
-fn event_key(task: &str, line: u32) -> Vec<u8> {
-    let mut k = task.as_bytes().to_vec();
-    k.push(0);
-    k.extend_from_slice(&line.to_be_bytes());
-    k
-}
-
 pub fn import_timelines(root: Option<&Path>, dirs: &[PathBuf]) -> CmdResult {
     let store = open(root)?;
     let mut w = store.write()?;
@@ -176,26 +163,10 @@ fn open_ro(root: Option<&Path>) -> CmdResult<Store> {
     root::open_for_reading(&root)
 }
 
-/// What the figures need from the store.
-struct Data {
-    cases: Vec<ErrorCase>,
-    rounds: Vec<Round>,
-    tasks: Vec<(String, Vec<TimelineEvent>)>,
-}
+type Data = StoredData;
 
 fn load(txn: &ReadTxn) -> CmdResult<Data> {
-    let cases = txn.items::<ErrorCase>(ERROR_CASES)?.into_iter().map(|(_, c)| c).collect();
-    let mut rounds: Vec<(u32, Round)> = txn.items(ROUNDS)?.into_iter().map(|(_, r)| r).collect();
-    rounds.sort_by_key(|(seq, _)| *seq);
-    let mut tasks: BTreeMap<String, Vec<TimelineEvent>> = BTreeMap::new();
-    for (_, e) in txn.items::<TimelineEvent>(TIMELINE_EVENTS)? {
-        tasks.entry(e.task_id.clone()).or_default().push(e);
-    }
-    Ok(Data {
-        cases,
-        rounds: rounds.into_iter().map(|(_, r)| r).collect(),
-        tasks: tasks.into_iter().collect(),
-    })
+    Ok(stored::load(txn)?)
 }
 
 fn require_registry(d: &Data) -> CmdResult<()> {
@@ -621,47 +592,4 @@ fn write_svg(path: &Path, text: &str) -> CmdResult {
     })?;
     print(&format!("wrote {}\n", path.display()))?;
     ok()
-}
-
-/// The values the `stats.md` metrics table (§3) shows for the timelines in the store, by the
-/// row's `指标` key; empty when the store has no timelines.
-pub fn metric_row_values(txn: &ReadTxn) -> CmdResult<Vec<(&'static str, String)>> {
-    let d = load(txn)?;
-    if d.tasks.is_empty() {
-        return Ok(Vec::new());
-    }
-    let m = timeline::metrics(&d.tasks);
-    let n = m.tasks;
-    let profile: Vec<String> = m
-        .stage_duration_profile
-        .iter()
-        .map(|(s, p)| format!("S{s}: median {} s, mean {} s (n={})", p.median, p.mean, p.n))
-        .collect();
-    let mut out = vec![
-        (
-            "first_pass_rate",
-            format!(
-                "{}（{}/{}，evokb 由 {n} 条 timeline 计算）",
-                rate(m.first_pass_rate.rate),
-                m.first_pass_rate.passed,
-                m.first_pass_rate.tasks
-            ),
-        ),
-        (
-            "同类错误复发率",
-            format!(
-                "{}（{}/{} 失败模式跨任务复发，evokb 由 timeline 计算）",
-                rate(m.recurrence.rate),
-                m.recurrence.recurring_modes,
-                m.recurrence.failure_modes
-            ),
-        ),
-        (
-            "design_revision_avg",
-            format!("{}（n={n}，evokb 由 timeline 计算）", rate(m.design_revision_avg.avg)),
-        ),
-        ("stage_duration_profile", profile.join(" / ")),
-    ];
-    out.retain(|(_, v)| !v.is_empty());
-    Ok(out)
 }

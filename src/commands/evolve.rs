@@ -4,9 +4,9 @@ use std::fmt::Write as _;
 use std::io::Read;
 use std::path::Path;
 
-use evokb_export::evolve::{self, Actor, AddOutcome, MissingTriad};
+use evokb_evolve::deltas::{self as evolve, Actor, AddOutcome, MissingTriad};
+use evokb_evolve::queue::{self, Applied, NewItem};
 use evokb_export::layout::{role_of, FileRole, PL_DIR};
-use evokb_export::queue::{self, Applied, NewItem};
 use evokb_store::Kind;
 use serde_json::json;
 

@@ -27,8 +27,7 @@ pub fn snapshot(
     } else {
         format!("evolution: apply {} (approved by user)", apply.join(", "))
     };
-    let derived = super::sync::derived_values(&store)?;
-    let snap = crate::git::snapshot(&root, &store, &derived, &message)?;
+    let snap = crate::git::snapshot(&root, &store, &message)?;
     let mut out = match &snap.commit {
         Some(c) => format!(
             "committed {} file(s) as {}: {message}\n",

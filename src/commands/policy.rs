@@ -4,7 +4,7 @@ use std::fmt::Write as _;
 use std::path::Path;
 use std::process::ExitCode;
 
-use evokb_export::policy::{self, LintInput};
+use evokb_evolve::rules::{self as policy, LintInput};
 use serde_json::json;
 
 use super::{ok, print, print_json};

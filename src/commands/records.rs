@@ -35,7 +35,7 @@ pub fn get(root: Option<&Path>, id: &str, kind: Option<Kind>, json_out: bool) ->
     // A consolidated entry resolves to its survivor.
     let found = match &found {
         Some(r) if r.kind == Kind::Entry && r.field("consolidated_into").is_some() => {
-            evokb_export::evolve::resolve(&store, id)?.or(found)
+            evokb_evolve::deltas::resolve(&store, id)?.or(found)
         }
         _ => found,
     };

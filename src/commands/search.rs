@@ -3,7 +3,7 @@
 use std::fmt::Write as _;
 use std::path::Path;
 
-use evokb_export::hits::{hit_counts, record_hit};
+use evokb_evolve::hits::{hit_counts, record_hit};
 use evokb_store::search::SearchQuery;
 use evokb_store::Kind;
 use serde_json::json;

@@ -4,7 +4,7 @@ use std::fmt::Write as _;
 use std::path::Path;
 use std::process::ExitCode;
 
-use evokb_export::{DerivedValues, FileDiff, ImportOptions, Prefer};
+use evokb_export::{FileDiff, ImportOptions, Prefer};
 use evokb_store::{hex, store_dir, Kind, Store};
 use serde_json::json;
 
@@ -77,9 +77,8 @@ pub fn import(root: Option<&Path>, json_out: bool, prefer: Option<PreferArg>) ->
 pub fn render(root: Option<&Path>, out: Option<&Path>, check: bool, force: bool) -> CmdResult {
     let root = root::find(root)?;
     let store = root::open(&root)?;
-    let derived = derived_values(&store)?;
     if check {
-        let diffs = evokb_export::check(&root, &store, &derived)?;
+        let diffs = evokb_evolve::render::check(&root, &store)?;
         if diffs.is_empty() {
             print("all managed files match the store\n")?;
             return ok();
@@ -93,11 +92,11 @@ pub fn render(root: Option<&Path>, out: Option<&Path>, check: bool, force: bool)
         return Ok(ExitCode::from(ErrorKind::CheckFailed.exit_code()));
     }
     if let Some(out) = out {
-        let written = evokb_export::render_to(out, &store, &derived)?;
+        let written = evokb_evolve::render::render_to(out, &store)?;
         print(&format!("rendered {} files under {}\n", written.len(), out.display()))?;
         return ok();
     }
-    let report = evokb_export::render_in_place(&root, &store, &derived, force)?;
+    let report = evokb_evolve::render::render_in_place(&root, &store, force)?;
     let mut text =
         format!("{} file(s) written, {} unchanged\n", report.written.len(), report.unchanged);
     for p in &report.written {
@@ -105,16 +104,6 @@ pub fn render(root: Option<&Path>, out: Option<&Path>, check: bool, force: bool)
     }
     print(&text)?;
     ok()
-}
-
-/// The values render publishes that come from outside the markdown: the `当前值` column of the
-/// stats metrics table, computed from the task timelines in the store.
-pub fn derived_values(store: &Store) -> CmdResult<DerivedValues> {
-    let metrics = super::analytics::metric_row_values(&store.read()?)?
-        .into_iter()
-        .map(|(k, v)| (k.to_string(), v))
-        .collect();
-    Ok(DerivedValues { metrics })
 }
 
 /// A unified diff of one file, cut to `max_lines` lines.

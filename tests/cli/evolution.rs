@@ -1,7 +1,7 @@
 //! The evolution rules on the store: each rule has a test that fails when the rule is broken.
 
-use evokb_export::evolve::{self, Actor, AddOutcome, MissingTriad};
-use evokb_export::queue::{self, Applied, NewItem};
+use evokb_evolve::deltas::{self as evolve, Actor, AddOutcome, MissingTriad};
+use evokb_evolve::queue::{self, Applied, NewItem};
 use evokb_export::MutateError;
 use evokb_store::{Kind, Store};
 
@@ -275,7 +275,7 @@ fn items_expire_after_90_days_and_decided_items_are_immutable() {
     .expect("decided_* may change");
     // It moved to the Decided section.
     let out = tempfile::tempdir().expect("t");
-    evokb_export::render_to(out.path(), &store, &Default::default()).expect("render");
+    evokb_export::render_to(out.path(), &store, &evokb_export::NoDerivedRows).expect("render");
     let q = std::fs::read_to_string(out.path().join(".agents/evolution/queue.md")).expect("read");
     assert!(q.find("## VP-2026-0003").expect("item") > q.find("## Decided").expect("section"));
     assert!(evokb_export::verify(&store).expect("verify").problems.is_empty());

@@ -5,7 +5,8 @@
 //! - a count a person wrote in the hit table is a baseline that later hits add to;
 //! - after `import --prefer`, an entry and its INDEX row agree.
 
-use evokb_export::{hits, layout, mutate, ImportOptions, Prefer};
+use evokb_evolve::hits;
+use evokb_export::{layout, mutate, ImportOptions, Prefer};
 use evokb_store::Kind;
 
 use crate::support::*;
@@ -75,18 +76,17 @@ fn render_check_compares_exactly_what_render_writes() {
         Some("task-check"),
     )
     .expect("hit");
-    let diffs = evokb_export::check(kb.path(), &store, &Default::default()).expect("check");
+    let diffs = evokb_evolve::render::check(kb.path(), &store).expect("check");
     let paths: Vec<&str> = diffs.iter().map(|d| d.path.as_str()).collect();
     assert_eq!(paths, [STATS], "the pending hits are a difference the check reports");
     let out = tempfile::tempdir().expect("tempdir");
-    evokb_export::render_to(out.path(), &store, &Default::default()).expect("render --out");
+    evokb_evolve::render::render_to(out.path(), &store).expect("render --out");
     let written = std::fs::read_to_string(out.path().join(STATS)).expect("rendered stats");
     assert_eq!(diffs[0].rendered, written, "check shows the bytes render writes");
-    let report = evokb_export::render_in_place(kb.path(), &store, &Default::default(), false)
-        .expect("render");
+    let report = evokb_evolve::render::render_in_place(kb.path(), &store, false).expect("render");
     assert_eq!(report.written, [STATS]);
     assert_eq!(std::fs::read_to_string(kb.path().join(STATS)).expect("stats"), written);
-    assert!(evokb_export::check(kb.path(), &store, &Default::default()).expect("check").is_empty());
+    assert!(evokb_evolve::render::check(kb.path(), &store).expect("check").is_empty());
 }
 
 #[test]
@@ -97,7 +97,7 @@ fn a_hand_kept_count_is_a_baseline_that_later_hits_add_to() {
     assert_eq!(cells(&hit_row_line(kb.path(), id))[1], "5");
     let log = std::fs::read_to_string(kb.path().join(layout::SEARCH_LOG)).expect("log");
     assert_eq!(log.matches(id).count(), 4);
-    evokb_export::render_in_place(kb.path(), &store, &Default::default(), false).expect("render");
+    evokb_evolve::render::render_in_place(kb.path(), &store, false).expect("render");
     assert_eq!(
         cells(&hit_row_line(kb.path(), id))[1],
         "5",
@@ -105,7 +105,7 @@ fn a_hand_kept_count_is_a_baseline_that_later_hits_add_to() {
     );
     hits::record_hit(kb.path(), &store, "2026-11-30T10:00:00Z", "q", &[id.into()], Some("t1"))
         .expect("hit");
-    evokb_export::render_in_place(kb.path(), &store, &Default::default(), false).expect("render");
+    evokb_evolve::render::render_in_place(kb.path(), &store, false).expect("render");
     let row = cells(&hit_row_line(kb.path(), id));
     assert_eq!((row[1].as_str(), row[2].as_str()), ("6", "t1"));
     // A person corrects the count; later hits add to the correction.
@@ -119,7 +119,7 @@ fn a_hand_kept_count_is_a_baseline_that_later_hits_add_to() {
         .expect("hit");
     hits::record_hit(kb.path(), &store, "2026-11-30T10:00:02Z", "q", &[id.into()], None)
         .expect("hit");
-    evokb_export::render_in_place(kb.path(), &store, &Default::default(), false).expect("render");
+    evokb_evolve::render::render_in_place(kb.path(), &store, false).expect("render");
     let row = cells(&hit_row_line(kb.path(), id));
     assert_eq!(
         (row[1].as_str(), row[2].as_str()),
@@ -156,11 +156,8 @@ fn prefer_file_and_prefer_store_leave_the_entry_and_its_index_row_agreeing() {
             Some(want),
             "{prefer:?}: the INDEX row follows"
         );
-        evokb_export::render_in_place(kb.path(), &store, &Default::default(), false)
-            .expect("render");
-        assert!(evokb_export::check(kb.path(), &store, &Default::default())
-            .expect("check")
-            .is_empty());
+        evokb_evolve::render::render_in_place(kb.path(), &store, false).expect("render");
+        assert!(evokb_evolve::render::check(kb.path(), &store).expect("check").is_empty());
         let index = std::fs::read_to_string(kb.path().join(layout::INDEX)).expect("index");
         let row = index.lines().find(|l| l.starts_with(&format!("| {id} "))).expect("row");
         assert!(row.trim_end().ends_with(&format!("| {want} |")), "{prefer:?}: {row}");

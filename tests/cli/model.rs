@@ -8,9 +8,8 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use evokb_export::{
-    hits, mutate, render_in_place, ImportError, ImportOptions, Prefer, RenderError,
-};
+use evokb_evolve::hits;
+use evokb_export::{mutate, ImportError, ImportOptions, Prefer, RenderError};
 use evokb_store::{Kind, Store};
 use proptest::prelude::*;
 
@@ -228,7 +227,7 @@ fn run_real(root: &Path, store: &Store, op: &Op, n: usize) -> Outcome {
             .expect("hit recorded");
             Outcome::Done
         }
-        Op::Render => match render_in_place(root, store, &Default::default(), false) {
+        Op::Render => match evokb_evolve::render::render_in_place(root, store, false) {
             Ok(_) => Outcome::Done,
             Err(RenderError::EditedOnDisk { .. }) => Outcome::EditedOnDisk,
             Err(e) => panic!("render failed: {e}"),

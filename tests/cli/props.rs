@@ -165,7 +165,7 @@ proptest! {
         let store = evokb_store::Store::create(&kb.path().join(".evokb")).expect("store");
         evokb_export::import(kb.path(), &store, Default::default()).expect("import");
         let out = tempfile::tempdir().expect("tempdir");
-        evokb_export::render_to(out.path(), &store, &Default::default()).expect("render");
+        evokb_export::render_to(out.path(), &store, &evokb_export::NoDerivedRows).expect("render");
         prop_assert_eq!(std::fs::read_to_string(out.path().join(PL_DIR).join("gen.md")).expect("read"), text);
         let again = evokb_store::Store::create(&out.path().join(".evokb")).expect("store");
         evokb_export::import(out.path(), &again, Default::default()).expect("import");

@@ -26,7 +26,7 @@ const MANAGED: [&str; 13] = [
 fn every_managed_file_of_the_sample_renders_back_byte_for_byte() {
     let (kb, store) = imported_sample();
     let out = tempfile::tempdir().expect("tempdir");
-    let written = render_to(out.path(), &store, &Default::default()).expect("render");
+    let written = render_to(out.path(), &store, &evokb_export::NoDerivedRows).expect("render");
     assert_eq!(written, MANAGED);
     for path in MANAGED {
         let original = std::fs::read(kb.path().join(path)).expect("original");
@@ -73,9 +73,9 @@ fn rendering_is_the_same_whatever_order_the_files_were_imported_in() {
     assert_eq!(digest(&full), digest(&store));
     let a = tempfile::tempdir().expect("tempdir");
     let b = tempfile::tempdir().expect("tempdir");
-    render_to(a.path(), &full, &Default::default()).expect("render");
-    render_to(b.path(), &store, &Default::default()).expect("render");
-    render_to(b.path(), &store, &Default::default()).expect("render twice");
+    render_to(a.path(), &full, &evokb_export::NoDerivedRows).expect("render");
+    render_to(b.path(), &store, &evokb_export::NoDerivedRows).expect("render");
+    render_to(b.path(), &store, &evokb_export::NoDerivedRows).expect("render twice");
     for path in MANAGED {
         assert_eq!(
             std::fs::read(a.path().join(path)).ok(),
@@ -100,7 +100,8 @@ fn changed_lines(a: &str, b: &str) -> Vec<(usize, String, String)> {
 fn a_one_field_change_touches_only_that_records_line_and_its_index_row() {
     let (kb, store) = imported_sample();
     mutate::set_field(&store, "PL-1.6-copy-floor", None, "status", "stale").expect("set");
-    let report = render_in_place(kb.path(), &store, &Default::default(), false).expect("render");
+    let report =
+        render_in_place(kb.path(), &store, &evokb_export::NoDerivedRows, false).expect("render");
     assert_eq!(report.written, [layout::INDEX.to_string(), topic("elementwise.md")]);
     for path in MANAGED {
         let before = std::fs::read_to_string(sample_src().join(path)).expect("before");
@@ -127,7 +128,7 @@ fn a_new_entry_appears_in_its_topic_file_and_its_index_table() {
     let (kb, store) = imported_sample();
     let entry = "---\nid: TRAP-new-thing\nkind: trap\nfamily: [attention]\nstatus: verified\norigin_task: t-1\ntoolchain: tilelang 0.1.2 / CANN 8.5.0\nrepro: repro-missing\n---\n\n### 新陷阱：something new\n\nbody\n";
     mutate::add_entries(&store, &topic("attention.md"), entry).expect("add");
-    render_in_place(kb.path(), &store, &Default::default(), false).expect("render");
+    render_in_place(kb.path(), &store, &evokb_export::NoDerivedRows, false).expect("render");
     let topic_text = std::fs::read_to_string(kb.path().join(topic("attention.md"))).expect("read");
     assert!(topic_text.ends_with(entry), "the entry is appended verbatim");
     let index = std::fs::read_to_string(kb.path().join(layout::INDEX)).expect("read");
@@ -156,7 +157,7 @@ fn deleting_the_store_and_importing_the_rendered_files_gives_the_same_digest() {
     mutate::set_field(&store, "CG-2026-0004", None, "occurrences", "2").expect("set gap");
     mutate::set_field(&store, "TRAP-C10-strided-gather", None, "id", "TRAP-C10-strided-gather-v2")
         .expect("rename");
-    render_in_place(kb.path(), &store, &Default::default(), false).expect("render");
+    render_in_place(kb.path(), &store, &evokb_export::NoDerivedRows, false).expect("render");
     std::fs::remove_dir_all(kb.path().join(".evokb")).expect("rm");
     let fresh = Store::create(&kb.path().join(".evokb")).expect("store");
     evokb_export::import(kb.path(), &fresh, ImportOptions::default()).expect("import");

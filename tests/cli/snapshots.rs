@@ -32,7 +32,7 @@ fn a_new_entry_and_its_index_row() {
     mutate::add_entries(&store, &topic("constants.md"), entry).expect("add");
     insta::assert_snapshot!(rendered_record(&store, Kind::IndexRow, "CONST-new-bw"), @r"| CONST-new-bw | 新常数 \| with a pipe | verified |");
     let out = tempfile::tempdir().expect("tempdir");
-    render_to(out.path(), &store, &Default::default()).expect("render");
+    render_to(out.path(), &store, &evokb_export::NoDerivedRows).expect("render");
     let index = std::fs::read_to_string(out.path().join(layout::INDEX)).expect("read");
     let at = index.find("| CONST-new-bw").expect("row");
     let before = &index[..at];
@@ -50,7 +50,7 @@ fn an_index_table_for_a_topic_file_that_had_none() {
     let entry = "---\nid: PL-2.1-rms\nkind: pattern\nstatus: verified\norigin_task: t\ntoolchain: 2026 build\nrepro: none\n---\n\n### rmsnorm 行归约\n";
     mutate::add_entries(&store, &topic("norm.md"), entry).expect("add");
     let out = tempfile::tempdir().expect("tempdir");
-    render_to(out.path(), &store, &Default::default()).expect("render");
+    render_to(out.path(), &store, &evokb_export::NoDerivedRows).expect("render");
     let norm =
         std::fs::read_to_string(out.path().join(layout::PL_DIR).join("norm.md")).expect("read");
     insta::assert_snapshot!(norm, @r"

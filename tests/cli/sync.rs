@@ -71,14 +71,15 @@ fn render_refuses_to_overwrite_a_file_edited_and_not_imported() {
     mutate::set_field(&store, "VP-2026-0004", None, "status", "expired").expect("set");
     edit(kb.path(), ".agents/evolution/queue.md", "- confirmations: 1/2", "- confirmations: 1/2 ");
     let edited = std::fs::read(kb.path().join(".agents/evolution/queue.md")).expect("read");
-    let err = render_in_place(kb.path(), &store, &Default::default(), false).expect_err("refused");
+    let err = render_in_place(kb.path(), &store, &evokb_export::NoDerivedRows, false)
+        .expect_err("refused");
     let RenderError::EditedOnDisk { files } = &err else { panic!("unexpected {err}") };
     assert_eq!(files, &[".agents/evolution/queue.md".to_string()]);
     assert!(err.to_string().contains(".agents/evolution/queue.md"));
     assert_eq!(std::fs::read(kb.path().join(".agents/evolution/queue.md")).expect("read"), edited);
     // Importing first settles it: both edits touch different records.
     evokb_export::import(kb.path(), &store, ImportOptions::default()).expect("import");
-    render_in_place(kb.path(), &store, &Default::default(), false).expect("render");
+    render_in_place(kb.path(), &store, &evokb_export::NoDerivedRows, false).expect("render");
     let text = std::fs::read_to_string(kb.path().join(".agents/evolution/queue.md")).expect("read");
     assert!(text.contains("- status: expired") && text.contains("- confirmations: 1/2 \n"));
 }
@@ -104,7 +105,7 @@ fn an_entry_added_in_the_store_survives_an_import_of_an_edit_to_the_same_file() 
     edit(kb.path(), &topic("layout.md"), "status: verified", "status: stale");
     evokb_export::import(kb.path(), &store, ImportOptions::default()).expect("import");
     assert!(field(&store, Kind::Entry, "PL-9.9-new", "id").is_some());
-    render_in_place(kb.path(), &store, &Default::default(), false).expect("render");
+    render_in_place(kb.path(), &store, &evokb_export::NoDerivedRows, false).expect("render");
     let text = std::fs::read_to_string(kb.path().join(topic("layout.md"))).expect("read");
     assert!(text.ends_with(entry) && text.contains("status: stale"));
     let report = evokb_export::verify(&store).expect("verify");
@@ -150,6 +151,6 @@ fn a_deleted_managed_file_is_reported_and_written_again_by_render() {
         .iter()
         .any(|w| w.file.ends_with("stats.md") && w.message.contains("missing on disk")));
     assert!(field(&store, Kind::MetricRow, "first_pass_rate", "指标").is_some(), "records kept");
-    render_in_place(kb.path(), &store, &Default::default(), false).expect("render");
+    render_in_place(kb.path(), &store, &evokb_export::NoDerivedRows, false).expect("render");
     assert_eq!(std::fs::read(&path).expect("read"), original);
 }

@@ -16,11 +16,11 @@ use evokb_store::{
     SyncMark, Tally,
 };
 
-use crate::error::{MutateError, RenderError};
-use crate::layout;
-use crate::mutate::ensure_trailing_newline;
-use crate::parse::jsonl::event_id;
-use crate::render::{render_layout, write_atomic, RecordSource};
+use evokb_export::layout;
+use evokb_export::mutate::ensure_trailing_newline;
+use evokb_export::parse::jsonl::event_id;
+use evokb_export::render::{render_layout, write_atomic, RecordSource};
+use evokb_export::{MutateError, RenderError};
 
 /// Tally keys of hits start with this, followed by the returned id.
 const HIT_TALLY: &str = "hit:";
@@ -253,7 +253,7 @@ fn names_hit_target(src: &dyn RecordSource, id: &str) -> Result<bool, StoreError
 /// last rendered add to it, so a count never goes down. `last_hit_task` becomes the task of the
 /// latest of those searches that named one. An entry or bottleneck pattern hit for the first
 /// time gets a row after the table's last, counting every search event that returned it. Rows
-/// are only ever written through [`crate::parse::table::escape_cell`], so a task id with a `|`
+/// are only ever written through [`evokb_export::parse::table::escape_cell`], so a task id with a `|`
 /// or a newline stays in its cell. Returns the number of rows changed or added.
 pub(crate) fn fold_tallies_into_hit_table(
     src: &dyn RecordSource,
@@ -294,7 +294,7 @@ pub(crate) fn fold_tallies_into_hit_table(
             new.set_field("hits", &baseline.saturating_add(t.count).to_string());
         }
         if let (Some(task), Some(_)) = (&t.last_label, new.field("last_hit_task")) {
-            new.set_field("last_hit_task", &crate::parse::table::escape_cell(task));
+            new.set_field("last_hit_task", &evokb_export::parse::table::escape_cell(task));
         }
         if new != row {
             overrides.insert(*k, new);
@@ -321,15 +321,16 @@ pub(crate) fn fold_tallies_into_hit_table(
         let task = t
             .last_label
             .as_deref()
-            .map_or_else(|| "-".to_string(), crate::parse::table::escape_cell);
-        let line = format!("| {} | {hits} | {task} |  |", crate::parse::table::escape_cell(id));
-        let Some(row) = crate::parse::table::split_row(&line) else { continue };
-        let spec = crate::parse::table::TableSpec {
+            .map_or_else(|| "-".to_string(), evokb_export::parse::table::escape_cell);
+        let line =
+            format!("| {} | {hits} | {task} |  |", evokb_export::parse::table::escape_cell(id));
+        let Some(row) = evokb_export::parse::table::split_row(&line) else { continue };
+        let spec = evokb_export::parse::table::TableSpec {
             kind: Kind::HitRow,
             keys: vec!["entry".into(), "hits".into(), "last_hit_task".into(), "note".into()],
             id_cols: vec![0],
         };
-        let segments = crate::parse::table::row_segments(&row, "\n", &spec);
+        let segments = evokb_export::parse::table::row_segments(&row, "\n", &spec);
         let rec = Record { kind: Kind::HitRow, id: id.clone(), file: stats.path.clone(), segments };
         if src.get(&rec.case_hash())?.is_some() || overrides.contains_key(&rec.case_hash()) {
             continue;

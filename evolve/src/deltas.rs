@@ -18,11 +18,11 @@ use std::collections::{BTreeSet, HashMap};
 
 use evokb_store::{CaseHash, Kind, LayoutItem, Record, Segment, Store, WriteTxn};
 
-use crate::error::MutateError;
-use crate::layout::{self, FileRole};
-use crate::mutate::{commit_file, ensure_trailing_newline};
-use crate::parse::{self, parse_file};
-use crate::policy::{has_stamp, is_negative, jaccard, repro_path, token_set};
+use crate::rules::{has_stamp, is_negative, jaccard, repro_path, token_set};
+use evokb_export::layout::{self, FileRole};
+use evokb_export::mutate::{commit_file, ensure_trailing_newline};
+use evokb_export::parse::{self, parse_file};
+use evokb_export::MutateError;
 
 /// Who is acting, for which task, on which day.
 #[derive(Debug, Clone, Copy)]
@@ -264,7 +264,7 @@ pub fn add(
         }
     }
     let mut w = w;
-    crate::mutate::add_entries_in(&mut w, path, text_of(&entries).as_str())?;
+    evokb_export::mutate::add_entries_in(&mut w, path, text_of(&entries).as_str())?;
     let ids: Vec<String> = entries.iter().map(|e| e.id.clone()).collect();
     let verb = if negative { "negate" } else { "add" };
     log_change(
@@ -292,7 +292,7 @@ pub fn update(
     }
     let mut w = store.write()?;
     for (k, v) in changes {
-        crate::mutate::set_field_in(&mut w, id, Some(Kind::Entry), k, v)?;
+        evokb_export::mutate::set_field_in(&mut w, id, Some(Kind::Entry), k, v)?;
     }
     let keys: Vec<&str> = changes.iter().map(|(k, _)| k.as_str()).collect();
     log_change(&mut w, actor, &format!("update {id}: {}", keys.join(", ")))?;
@@ -389,7 +389,7 @@ pub fn consolidate(
         if src.field("consolidated_into").is_some() {
             return Err(invalid(format!("'{src_id}' was already consolidated")));
         }
-        let eol = crate::text::dominant_eol(&src.text());
+        let eol = evokb_export::text::dominant_eol(&src.text());
         let mut body = survivor.body().unwrap_or("").to_string();
         if !body.ends_with('\n') {
             body.push_str(eol);
@@ -412,7 +412,12 @@ pub fn consolidate(
         let mut pointer =
             with_head_marker(&src, &format!("> [已合并 {}，并入 {into}]", actor.today));
         pointer.set_field("status", "stale");
-        crate::mutate::insert_field(&mut pointer, "consolidated_into", into, "consolidated_into: ");
+        evokb_export::mutate::insert_field(
+            &mut pointer,
+            "consolidated_into",
+            into,
+            "consolidated_into: ",
+        );
         store_changed_entry(&mut w, pointer)?;
         set_index_status(&mut w, src_id, "stale")?;
     }

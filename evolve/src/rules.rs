@@ -13,7 +13,7 @@ use evokb_store::search::tokenize::CjkBigramTokenizer;
 use evokb_store::{CaseHash, Kind, LayoutItem, ReadTxn, Record, Segment, StoreError};
 use serde::{Deserialize, Serialize};
 
-use crate::layout::{self, FileRole};
+use evokb_export::layout::{self, FileRole};
 
 /// A lint finding.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, PartialOrd, Ord)]
@@ -282,8 +282,9 @@ pub fn lint(txn: &ReadTxn, input: &LintInput<'_>) -> Result<Vec<Finding>, StoreE
     }
     for layout in txn.files()? {
         if let Some(budget) = input.budgets.for_file(&layout.path) {
-            let bytes =
-                crate::render::render_layout(txn, &layout).map(|t| t.len() as u64).unwrap_or(0);
+            let bytes = evokb_export::render::render_layout(txn, &layout)
+                .map(|t| t.len() as u64)
+                .unwrap_or(0);
             if bytes > budget {
                 push(None, &layout.path, 0, "KB-BUDGET", "warning", format!("{bytes} bytes against a budget of {budget}; see 'evokb budget' for consolidation candidates"));
             }
@@ -537,7 +538,7 @@ pub fn budget(txn: &ReadTxn, budgets: &Budgets) -> Result<Vec<BudgetRow>, StoreE
     let records = txn.records()?;
     let mut out = Vec::new();
     for layout in txn.files()? {
-        let text = crate::render::render_layout(txn, &layout).unwrap_or_default();
+        let text = evokb_export::render::render_layout(txn, &layout).unwrap_or_default();
         let budget = budgets.for_file(&layout.path);
         let bytes = text.len() as u64;
         let over = budget.is_some_and(|b| bytes > b);

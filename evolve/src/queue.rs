@@ -4,25 +4,25 @@
 //!
 //! Terminal items (merged, rejected, expired, conflict) move to the `## Decided` section, and
 //! from then on only their status and `decided_*` fields change (enforced by
-//! [`crate::mutate::set_field_in`]). Every operation appends a change-log row.
+//! [`evokb_export::mutate::set_field_in`]). Every operation appends a change-log row.
 
 use std::collections::HashMap;
 use std::path::Path;
 
 use evokb_store::{CaseHash, Kind, LayoutItem, Record, Store, WriteTxn};
 
-use crate::error::MutateError;
-use crate::evolve::{log_change, Actor};
-use crate::layout::{self, FileRole};
-use crate::mutate::{commit_file, set_field_in};
-use crate::parse::parse_file;
-use crate::policy::{has_stamp, repro_path};
+use crate::deltas::{log_change, Actor};
+use crate::rules::{has_stamp, repro_path};
+use evokb_export::layout::{self, FileRole};
+use evokb_export::mutate::{commit_file, set_field_in};
+use evokb_export::parse::parse_file;
+use evokb_export::MutateError;
 
 fn invalid(reason: impl Into<String>) -> MutateError {
     MutateError::InvalidValue { field: "queue".into(), reason: reason.into() }
 }
 
-fn item(src: &dyn crate::render::RecordSource, vp: &str) -> Result<Record, MutateError> {
+fn item(src: &dyn evokb_export::render::RecordSource, vp: &str) -> Result<Record, MutateError> {
     src.get(&CaseHash::of(Kind::QueueItem, vp))?
         .ok_or_else(|| MutateError::NotFound { id: vp.into() })
 }
@@ -201,7 +201,7 @@ pub fn enqueue_entry(
         title: format!(
             "{}：{}",
             entry.id,
-            crate::parse::frontmatter::title_of(entry.body().unwrap_or(""))
+            evokb_export::parse::frontmatter::title_of(entry.body().unwrap_or(""))
         ),
         evidence: vec![format!(
             "task {}：证据三件套不全（缺 {}），入队待补",
@@ -380,7 +380,7 @@ fn archive(w: &mut WriteTxn, vp: &str) -> Result<(), MutateError> {
                 } else {
                     "\n\n".into()
                 }));
-                prev.segments = crate::parse::normalize(prev.segments);
+                prev.segments = evokb_export::parse::normalize(prev.segments);
                 overrides.insert(*last, prev);
             }
         }
@@ -526,17 +526,17 @@ pub fn merge(
         } else {
             return Err(invalid(format!("{vp} carries an entry but its target '{target}' is not a pattern-library topic file")));
         };
-        match crate::evolve::add(
+        match crate::deltas::add(
             store,
             root,
             &path,
             entry_text,
             actor,
             false,
-            crate::evolve::MissingTriad::Refuse,
+            crate::deltas::MissingTriad::Refuse,
         )? {
-            crate::evolve::AddOutcome::Added(ids) => ids.join(", "),
-            crate::evolve::AddOutcome::Enqueued(v) => {
+            crate::deltas::AddOutcome::Added(ids) => ids.join(", "),
+            crate::deltas::AddOutcome::Enqueued(v) => {
                 return Err(invalid(format!("the entry lacks its triad and was queued as {v}")))
             }
         }
@@ -675,9 +675,9 @@ pub fn apply(
             Ok((new_text, anchor)) => {
                 let target = root.join(&target_rel);
                 let before = std::fs::read(&target).map_err(|source| {
-                    crate::error::RenderError::Io { path: target.clone(), source }
+                    evokb_export::RenderError::Io { path: target.clone(), source }
                 })?;
-                crate::render::write_atomic(&target, new_text.as_bytes(), None)?;
+                evokb_export::render::write_atomic(&target, new_text.as_bytes(), None)?;
                 written.push((target, before));
                 touched_managed |= layout::role_of(&target_rel).is_some();
                 let short: String = anchor.lines().next().unwrap_or("").chars().take(60).collect();
@@ -699,7 +699,7 @@ pub fn apply(
         }
     }
     let imported = if touched_managed {
-        crate::sync::import_in(&mut w, root, crate::sync::ImportOptions::default())
+        evokb_export::sync::import_in(&mut w, root, evokb_export::sync::ImportOptions::default())
             .map(|_| ())
             .map_err(|e| invalid(format!("the applied change could not be imported: {e}")))
     } else {
@@ -710,7 +710,7 @@ pub fn apply(
         // Nothing was decided: put every target back as it was, so the files agree with the
         // store again and the items can be applied once the problem is fixed.
         for (target, before) in written.iter().rev() {
-            crate::render::write_atomic(target, before, None)?;
+            evokb_export::render::write_atomic(target, before, None)?;
         }
         return Err(err);
     }

@@ -1,0 +1,54 @@
+//! Where the analytics data lives in an evokb store: three collections (typed tables that are
+//! never rendered to markdown) and the loader that gives the figures their input.
+//!
+//! The binary writes these collections when it imports a registry, an iteration log or task
+//! timelines; the evolution layer reads them to publish the `stats.md` metrics.
+
+use std::collections::BTreeMap;
+
+use evokb_store::{Collection, ReadTxn, StoreError};
+
+use crate::model::{ErrorCase, Round, TimelineEvent};
+
+/// Error cases by case key.
+pub const ERROR_CASES: Collection = Collection::new("coll.error_cases");
+/// Rounds by name, with their position in the iteration log.
+pub const ROUNDS: Collection = Collection::new("coll.rounds");
+/// Timeline events by task id, a NUL, and the big-endian line number.
+pub const TIMELINE_EVENTS: Collection = Collection::new("coll.timeline_events");
+
+/// The key of a timeline event: its task id, a NUL, and its line number (big-endian), so a
+/// task's events are adjacent and in file order.
+pub fn event_key(task: &str, line: u32) -> Vec<u8> {
+    let mut key = task.as_bytes().to_vec();
+    key.push(0);
+    key.extend_from_slice(&line.to_be_bytes());
+    key
+}
+
+/// Everything the figures read from the store.
+#[derive(Debug, Clone, Default)]
+pub struct StoredData {
+    /// The error registry's cases.
+    pub cases: Vec<ErrorCase>,
+    /// The rounds in iteration-log order.
+    pub rounds: Vec<Round>,
+    /// Each task's timeline events, by task id.
+    pub tasks: Vec<(String, Vec<TimelineEvent>)>,
+}
+
+/// Reads the analytics collections of the store.
+pub fn load(txn: &ReadTxn) -> Result<StoredData, StoreError> {
+    let cases = txn.items::<ErrorCase>(ERROR_CASES)?.into_iter().map(|(_, c)| c).collect();
+    let mut rounds: Vec<(u32, Round)> = txn.items(ROUNDS)?.into_iter().map(|(_, r)| r).collect();
+    rounds.sort_by_key(|(seq, _)| *seq);
+    let mut tasks: BTreeMap<String, Vec<TimelineEvent>> = BTreeMap::new();
+    for (_, e) in txn.items::<TimelineEvent>(TIMELINE_EVENTS)? {
+        tasks.entry(e.task_id.clone()).or_default().push(e);
+    }
+    Ok(StoredData {
+        cases,
+        rounds: rounds.into_iter().map(|(_, r)| r).collect(),
+        tasks: tasks.into_iter().collect(),
+    })
+}
