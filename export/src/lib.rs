@@ -12,6 +12,7 @@
 pub mod diag;
 pub mod error;
 pub mod evolve;
+pub mod fsread;
 pub mod hits;
 pub mod layout;
 pub mod merge;

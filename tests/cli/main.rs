@@ -10,6 +10,7 @@ mod crash;
 mod evolution;
 mod fuzz_regressions;
 mod gitmerge;
+mod hostile;
 mod malformed;
 mod props;
 mod query;

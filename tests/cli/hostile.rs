@@ -1,0 +1,178 @@
+//! Hostile input: things at managed paths that are not regular files inside the root, numeric
+//! and date flags out of range, and edits whose structure silently turns records into prose.
+//! Every case checks the exit code, the message and that a refused command wrote nothing. Runs
+//! that could hang if the code regressed (FIFOs) are killed after a timeout and fail.
+
+use std::path::Path;
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+use evokb_export::layout::{PL_DIR, QUEUE, REPRO_DIR};
+
+use crate::support::*;
+
+/// An imported copy of the sample and its digest.
+fn ready() -> (tempfile::TempDir, String) {
+    let kb = sample();
+    assert!(evokb(kb.path(), &["init"]).status.success());
+    let out = evokb(kb.path(), &["import"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let d = cli_digest(kb.path());
+    (kb, d)
+}
+
+fn cli_digest(kb: &Path) -> String {
+    let out = evokb(kb, &["verify", "--json"]);
+    let json: serde_json::Value = serde_json::from_str(&stdout(&out)).expect("verify json");
+    json["digest"].as_str().expect("digest").to_string()
+}
+
+/// Runs `evokb` like [`evokb`], but kills it and fails the test if it runs longer than 20 s.
+fn evokb_timeout(cwd: &Path, args: &[&str]) -> Output {
+    let out_dir = tempfile::tempdir().expect("tempdir");
+    let out_path = out_dir.path().join("stdout");
+    let err_path = out_dir.path().join("stderr");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_evokb"))
+        .args(args)
+        .current_dir(cwd)
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("EVOKB_NOW", "1795910400")
+        .env_remove("EVOKB_LOCK_TIMEOUT_MS")
+        .stdin(Stdio::null())
+        .stdout(std::fs::File::create(&out_path).expect("stdout file"))
+        .stderr(std::fs::File::create(&err_path).expect("stderr file"))
+        .spawn()
+        .expect("spawn evokb");
+    let start = Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait().expect("try_wait") {
+            break status;
+        }
+        if start.elapsed() > Duration::from_secs(20) {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("evokb {args:?} still running after 20 s: it blocked");
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    Output {
+        status,
+        stdout: std::fs::read(&out_path).expect("stdout"),
+        stderr: std::fs::read(&err_path).expect("stderr"),
+    }
+}
+
+/// Runs `import` (with a timeout) and checks exit 3, the expected messages, and that the store
+/// is unchanged.
+fn refused(kb: &Path, before: &str, expect: &[&str]) {
+    let out = evokb_timeout(kb, &["import"]);
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(3), "{err}");
+    for e in expect {
+        assert!(err.contains(e), "expected {e:?} in:\n{err}");
+    }
+    assert_eq!(before, cli_digest(kb), "a refused import writes nothing");
+}
+
+fn mkfifo(path: &Path) {
+    let status = Command::new("mkfifo").arg(path).status().expect("run mkfifo");
+    assert!(status.success(), "mkfifo failed");
+}
+
+#[test]
+fn a_fifo_at_a_managed_path_is_refused_without_blocking() {
+    let (kb, before) = ready();
+    let queue = kb.path().join(QUEUE);
+    std::fs::remove_file(&queue).expect("rm");
+    mkfifo(&queue);
+    refused(kb.path(), &before, &["queue.md: error: the path is a FIFO", "expected a regular file"]);
+}
+
+#[test]
+fn a_fifo_in_repro_is_refused_without_blocking() {
+    let (kb, before) = ready();
+    mkfifo(&kb.path().join(REPRO_DIR).join("pipe.py"));
+    refused(
+        kb.path(),
+        &before,
+        &["repro/pipe.py: error: repro script: the path is a FIFO", "expected a regular file"],
+    );
+}
+
+#[test]
+fn a_socket_in_repro_is_refused() {
+    let (kb, before) = ready();
+    let _listener = std::os::unix::net::UnixListener::bind(kb.path().join(REPRO_DIR).join("s.py"))
+        .expect("bind a unix socket");
+    refused(
+        kb.path(),
+        &before,
+        &["repro/s.py: error: repro script: the path is a socket", "expected a regular file"],
+    );
+}
+
+#[test]
+fn a_repro_symlink_out_of_the_root_is_refused() {
+    let (kb, before) = ready();
+    let outside = tempfile::tempdir().expect("tempdir");
+    let secret = outside.path().join("passwd");
+    std::fs::write(&secret, "root:x:0:0\n").expect("write");
+    std::os::unix::fs::symlink(&secret, kb.path().join(REPRO_DIR).join("leak.py"))
+        .expect("symlink");
+    let target = secret.display().to_string();
+    refused(
+        kb.path(),
+        &before,
+        &[
+            "repro/leak.py: error: repro script: the path is a symlink to",
+            &target,
+            "outside the knowledge-base root",
+        ],
+    );
+}
+
+#[test]
+fn a_managed_file_symlinked_out_of_the_root_is_refused() {
+    let (kb, before) = ready();
+    let outside = tempfile::tempdir().expect("tempdir");
+    let elsewhere = outside.path().join("attention.md");
+    let path = kb.path().join(PL_DIR).join("attention.md");
+    std::fs::copy(&path, &elsewhere).expect("copy");
+    std::fs::remove_file(&path).expect("rm");
+    std::os::unix::fs::symlink(&elsewhere, &path).expect("symlink");
+    refused(
+        kb.path(),
+        &before,
+        &[
+            "attention.md: error: the path is a symlink to",
+            &elsewhere.display().to_string(),
+            "outside the knowledge-base root",
+        ],
+    );
+}
+
+#[test]
+fn a_managed_file_symlinked_inside_the_root_is_read() {
+    let (kb, before) = ready();
+    let path = kb.path().join(PL_DIR).join("attention.md");
+    let moved = kb.path().join("attention-real.md");
+    std::fs::rename(&path, &moved).expect("move");
+    std::os::unix::fs::symlink(&moved, &path).expect("symlink");
+    let out = evokb_timeout(kb.path(), &["import"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(before, cli_digest(kb.path()), "the same bytes through a symlink");
+}
+
+#[test]
+fn a_directory_named_like_a_topic_file_is_an_error() {
+    let (kb, before) = ready();
+    let path = kb.path().join(PL_DIR).join("cases.md");
+    std::fs::remove_file(&path).expect("rm");
+    std::fs::create_dir(&path).expect("mkdir");
+    refused(
+        kb.path(),
+        &before,
+        &["cases.md: error: the path is a directory; expected a regular file"],
+    );
+}
