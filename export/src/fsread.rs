@@ -75,10 +75,7 @@ pub fn read_managed(root: &Path, rel: &str) -> Result<Vec<u8>, String> {
 
 /// What a symlink points to, as written in the link.
 fn link_target(path: &Path) -> String {
-    std::fs::read_link(path)
-        .unwrap_or_else(|_| PathBuf::from("?"))
-        .display()
-        .to_string()
+    std::fs::read_link(path).unwrap_or_else(|_| PathBuf::from("?")).display().to_string()
 }
 
 /// "the path is a directory", "is a FIFO (named pipe)", … for anything that is not a regular file.
