@@ -40,7 +40,7 @@ fn repo_for(kb_root: &Path) -> CmdResult<(Repository, String)> {
 /// The signature for evokb's commits: the repository's configured user, else evokb itself.
 /// `EVOKB_NOW` (unix seconds) fixes the time, for reproducible tests.
 fn signature(repo: &Repository) -> CmdResult<Signature<'static>> {
-    let fixed = std::env::var("EVOKB_NOW").ok().and_then(|s| s.trim().parse::<i64>().ok());
+    let fixed = crate::clock::fixed().map(|t| t.as_second());
     let (name, email) = match repo.signature() {
         Ok(sig) => (
             sig.name().unwrap_or("evokb").to_string(),

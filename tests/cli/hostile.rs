@@ -86,7 +86,11 @@ fn a_fifo_at_a_managed_path_is_refused_without_blocking() {
     let queue = kb.path().join(QUEUE);
     std::fs::remove_file(&queue).expect("rm");
     mkfifo(&queue);
-    refused(kb.path(), &before, &["queue.md: error: the path is a FIFO", "expected a regular file"]);
+    refused(
+        kb.path(),
+        &before,
+        &["queue.md: error: the path is a FIFO", "expected a regular file"],
+    );
 }
 
 #[test]
@@ -175,4 +179,99 @@ fn a_directory_named_like_a_topic_file_is_an_error() {
         &before,
         &["cases.md: error: the path is a directory; expected a regular file"],
     );
+}
+
+/// Runs `args`, expecting a usage error (exit 2) whose message names `flag` and `expected`.
+fn usage_error(kb: &Path, args: &[&str], flag: &str, expected: &str) {
+    let out = evokb_timeout(kb, args);
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+    assert!(err.contains(&format!("for '{flag}")), "{args:?} must name {flag}:\n{err}");
+    assert!(err.contains(expected), "{args:?} must say {expected:?}:\n{err}");
+    assert!(!err.contains("panicked"), "{err}");
+}
+
+#[test]
+fn search_top_is_capped() {
+    let (kb, before) = ready();
+    for bad in ["4294967295", "18446744073709551616", "0", "-1", "1001", "many"] {
+        usage_error(
+            kb.path(),
+            &["search", "attention", &format!("--top={bad}")],
+            "--top",
+            "expected a whole number from 1 to 1000",
+        );
+    }
+    assert_eq!(before, cli_digest(kb.path()), "a refused search records no hit");
+    let out = evokb_timeout(kb.path(), &["search", "attention", "--top", "1000", "--json"]);
+    assert!(out.status.success(), "the cap itself is accepted: {}", stderr(&out));
+}
+
+#[test]
+fn gen_corpus_entries_are_capped() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let target = dir.path().join("corpus");
+    let target_s = target.display().to_string();
+    for bad in ["4294967295", "0", "1000001"] {
+        usage_error(
+            dir.path(),
+            &["gen-corpus", "--entries", bad, &target_s],
+            "--entries",
+            "expected a whole number from 1 to 1000000",
+        );
+    }
+    assert!(!target.exists(), "a refused gen-corpus writes nothing");
+}
+
+#[test]
+fn stats_hits_since_is_a_strict_date() {
+    let (kb, _) = ready();
+    for bad in ["2026-13-45", "2026-02-31", "9000000000000000000-01-01", "2026-9-10", "yesterday"] {
+        usage_error(
+            kb.path(),
+            &["stats", "hits", "--since", bad],
+            "--since",
+            "expected YYYY-MM-DD (e.g. 2026-09-10) or YYYY-MM-DDTHH:MM:SSZ",
+        );
+    }
+    for good in ["2026-09-10", "2026-09-10T09:04:18Z"] {
+        let out = evokb_timeout(kb.path(), &["stats", "hits", "--since", good, "--json"]);
+        assert!(out.status.success(), "{good}: {}", stderr(&out));
+    }
+}
+
+#[test]
+fn queue_today_is_a_strict_date() {
+    let (kb, before) = ready();
+    for sub in ["due", "expire"] {
+        for bad in ["2026-13-45", "2026-02-31", "9000000000000000000-01-01", "2026-12-01T00:00:00Z"]
+        {
+            usage_error(
+                kb.path(),
+                &["queue", sub, "--today", bad],
+                "--today",
+                "expected YYYY-MM-DD",
+            );
+        }
+    }
+    assert_eq!(before, cli_digest(kb.path()), "a refused expire changes nothing");
+    let out = evokb_timeout(kb.path(), &["queue", "due", "--today", "2026-12-01", "--json"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+}
+
+#[test]
+fn evokb_now_out_of_range_is_ignored_not_overflowed() {
+    let (kb, _) = ready();
+    for now in ["9223372036854775807", "-9223372036854775808", "soon"] {
+        let out = Command::new(env!("CARGO_BIN_EXE_evokb"))
+            .args(["search", "attention", "--top", "1", "--json"])
+            .current_dir(kb.path())
+            .env("EVOKB_NOW", now)
+            .output()
+            .expect("run evokb");
+        let err = stderr(&out);
+        assert!(out.status.success(), "EVOKB_NOW={now}: {err}");
+        assert!(err.contains(&format!("ignoring EVOKB_NOW='{now}'")), "{err}");
+        assert!(err.contains("expected unix seconds between"), "{err}");
+    }
 }
