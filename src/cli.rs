@@ -29,6 +29,12 @@ pub enum Command {
         /// Settle records changed on both sides by taking this side
         #[arg(long, value_enum)]
         prefer: Option<PreferArg>,
+        /// Refuse (exit 3, nothing written) when a structural problem turns would-be records into prose
+        #[arg(long)]
+        strict: bool,
+        /// Read and check every managed file against the store, write nothing (for hooks)
+        #[arg(long, conflicts_with = "prefer")]
+        check: bool,
     },
     /// Regenerate every managed file from the store
     Render {

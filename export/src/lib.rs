@@ -15,6 +15,7 @@ pub mod evolve;
 pub mod fsread;
 pub mod hits;
 pub mod layout;
+pub mod loss;
 pub mod merge;
 pub mod mutate;
 pub mod parse;

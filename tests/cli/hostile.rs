@@ -275,3 +275,150 @@ fn evokb_now_out_of_range_is_ignored_not_overflowed() {
         assert!(err.contains("expected unix seconds between"), "{err}");
     }
 }
+
+/// Rewrites one file of the knowledge base.
+fn rewrite(kb: &Path, path: &str, f: impl FnOnce(String) -> String) {
+    let full = kb.join(path);
+    let text = std::fs::read_to_string(&full).expect("read");
+    let new = f(text.clone());
+    assert_ne!(text, new, "the corruption must change {path}");
+    std::fs::write(&full, new).expect("write");
+}
+
+/// Applies `corrupt` to an imported sample and checks the three ways of meeting it:
+/// `import --strict` and `import --check --strict` exit 3 and write nothing, `import --check`
+/// warns and writes nothing, and a plain `import` warns with the same text and goes ahead.
+/// `expect` must appear in every message (the `file:line` and the lost-record count).
+fn record_loss(corrupt: impl FnOnce(&Path), expect: &[&str]) {
+    let (kb, before) = ready();
+    corrupt(kb.path());
+    for args in [&["import", "--strict"][..], &["import", "--check", "--strict"]] {
+        let out = evokb_timeout(kb.path(), args);
+        let err = stderr(&out);
+        assert_eq!(out.status.code(), Some(3), "{args:?}: {err}");
+        for e in expect {
+            assert!(err.contains(&e.replace("warning:", "error:")), "{args:?}: {e:?} in:\n{err}");
+        }
+        assert!(err.contains("nothing was imported"), "{err}");
+        assert_eq!(before, cli_digest(kb.path()), "{args:?} writes nothing");
+    }
+    let out = evokb_timeout(kb.path(), &["import", "--check"]);
+    let text = stdout(&out);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    for e in expect {
+        assert!(text.contains(e), "import --check: {e:?} in:\n{text}");
+    }
+    assert_eq!(before, cli_digest(kb.path()), "import --check writes nothing");
+    let out = evokb_timeout(kb.path(), &["import", "--json"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let json: serde_json::Value = serde_json::from_str(&stdout(&out)).expect("import json");
+    let warnings: Vec<String> = json["warnings"]
+        .as_array()
+        .expect("warnings")
+        .iter()
+        .map(|w| {
+            format!(
+                "{}:{}: warning: {}",
+                w["file"].as_str().unwrap_or(""),
+                w["line"],
+                w["message"].as_str().unwrap_or("")
+            )
+        })
+        .collect();
+    for e in expect {
+        assert!(warnings.iter().any(|w| w.contains(e)), "import: {e:?} in {warnings:#?}");
+    }
+}
+
+const BOTTLENECKS: &str = evokb_export::layout::BOTTLENECKS;
+const STATS: &str = evokb_export::layout::STATS;
+
+#[test]
+fn an_unclosed_fence_in_bottleneck_patterns_is_reported_with_the_lost_count() {
+    // The template's fence opens at line 27 and closes at line 45; without the close, every
+    // `## BP_` heading after it is code.
+    record_loss(
+        |kb| {
+            rewrite(kb, BOTTLENECKS, |t| {
+                let mut ls: Vec<&str> = t.split_inclusive('\n').collect();
+                assert_eq!(ls[44], "```\n");
+                ls.remove(44);
+                ls.concat()
+            })
+        },
+        &[
+            "bottleneck-patterns.md:27: warning: this code fence (```) is never closed",
+            "13 record(s) of this file held by the store at the last import are no longer records ('BP_launch_overhead'",
+            "and 8 more)",
+        ],
+    );
+}
+
+#[test]
+fn an_unterminated_queue_block_is_reported_with_the_lost_count() {
+    // VP-2026-0003's delta becomes its last field: it then runs over the `---` rule that ends
+    // the Tier 1 section's first item onwards. The items themselves survive (each VP heading
+    // starts a new one), which the count says.
+    record_loss(
+        |kb| {
+            rewrite(kb, QUEUE, |t| {
+                let start = t.find("## VP-2026-0003").expect("item");
+                let end = start + t[start..].find("## VP-2026-0004").expect("next item");
+                let item = &t[start..end];
+                let delta = item.find("- delta: |").expect("delta");
+                let after = delta + item[delta..].find("\n- ").expect("field after the delta");
+                let fields = &item[after + 1..];
+                let fields_end = fields.rfind("\n- ").map_or(0, |i| {
+                    i + 1 + fields[i + 1..].find('\n').map_or(fields.len() - i - 1, |j| j + 1)
+                });
+                let new_item = format!(
+                    "{}{}{}\n---\n\n",
+                    &item[..delta],
+                    &fields[..fields_end],
+                    &item[delta..after + 1]
+                );
+                format!("{}{new_item}{}", &t[..start], &t[end..])
+            })
+        },
+        &[
+            "queue.md:",
+            "warning: the block 'delta' that starts here never ends",
+            "0 record(s) of this file held by the store at the last import are no longer records",
+        ],
+    );
+}
+
+#[test]
+fn a_hit_table_without_its_delimiter_row_is_reported_with_the_lost_count() {
+    record_loss(
+        |kb| {
+            rewrite(kb, STATS, |t| {
+                t.replacen(
+                    "| entry | hits | last_hit_task | note |\n|-------|------|---------------|------|\n",
+                    "| entry | hits | last_hit_task | note |\n",
+                    1,
+                )
+            })
+        },
+        &[
+            "stats.md:37: warning: this row is the header of a hit_row table but no delimiter row",
+            "72 record(s) of this file held by the store at the last import are no longer records",
+            "and 67 more)",
+        ],
+    );
+}
+
+#[test]
+fn a_stray_bom_before_a_heading_is_reported_with_the_lost_count() {
+    record_loss(
+        |kb| {
+            rewrite(kb, BOTTLENECKS, |t| {
+                t.replacen("\n## BP_launch_overhead", "\n\u{feff}## BP_launch_overhead", 1)
+            })
+        },
+        &[
+            "bottleneck-patterns.md:58: warning: a byte-order mark (U+FEFF) starts this line",
+            "1 record(s) of this file held by the store at the last import are no longer records ('BP_launch_overhead')",
+        ],
+    );
+}
