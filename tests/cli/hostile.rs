@@ -422,3 +422,44 @@ fn a_stray_bom_before_a_heading_is_reported_with_the_lost_count() {
         ],
     );
 }
+
+#[test]
+fn the_pre_commit_hook_runs_the_strict_import_check() {
+    let kb = sample();
+    let bin_dir = Path::new(env!("CARGO_BIN_EXE_evokb")).parent().expect("bin dir").to_path_buf();
+    let path = format!("{}:{}", bin_dir.display(), std::env::var("PATH").unwrap_or_default());
+    let git = |args: &[&str]| {
+        Command::new("git")
+            .args(args)
+            .current_dir(kb.path())
+            .env("PATH", &path)
+            .env("GIT_CONFIG_GLOBAL", "/dev/null")
+            .env("GIT_CONFIG_NOSYSTEM", "1")
+            .env("GIT_AUTHOR_NAME", "Test")
+            .env("GIT_AUTHOR_EMAIL", "test@example.com")
+            .env("GIT_COMMITTER_NAME", "Test")
+            .env("GIT_COMMITTER_EMAIL", "test@example.com")
+            .output()
+            .expect("run git")
+    };
+    assert!(git(&["init", "-q", "-b", "main"]).status.success());
+    assert!(evokb(kb.path(), &["init"]).status.success());
+    assert!(evokb(kb.path(), &["import"]).status.success());
+    assert!(git(&["add", "-A"]).status.success());
+    // The sample has lint findings of its own, which the hook's lint step would refuse.
+    assert!(git(&["commit", "-q", "--no-verify", "-m", "sample"]).status.success());
+    assert!(evokb(kb.path(), &["hooks", "install"]).status.success());
+    let hook = std::fs::read_to_string(kb.path().join(".git/hooks/pre-commit")).expect("hook");
+    assert!(hook.contains("import --check --strict"), "{hook}");
+    let before = cli_digest(kb.path());
+    rewrite(kb.path(), BOTTLENECKS, |t| {
+        t.replacen("\n## BP_launch_overhead", "\n\u{feff}## BP_launch_overhead", 1)
+    });
+    assert!(git(&["add", "-A"]).status.success());
+    let out = git(&["commit", "-qm", "a stray BOM"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "the hook refuses the commit");
+    assert!(err.contains("bottleneck-patterns.md:58: error: a byte-order mark"), "{err}");
+    assert!(err.contains("the strict import check failed"), "{err}");
+    assert_eq!(before, cli_digest(kb.path()), "the hook writes nothing");
+}
