@@ -29,6 +29,12 @@ pub enum Command {
         /// Settle records changed on both sides by taking this side
         #[arg(long, value_enum)]
         prefer: Option<PreferArg>,
+        /// Refuse (exit 3, nothing written) when a structural problem turns would-be records into prose
+        #[arg(long)]
+        strict: bool,
+        /// Read and check every managed file against the store, write nothing (for hooks)
+        #[arg(long, conflicts_with = "prefer")]
+        check: bool,
     },
     /// Regenerate every managed file from the store
     Render {
@@ -204,8 +210,8 @@ pub enum Command {
         query: Vec<String>,
         #[command(flatten)]
         facets: FacetArgs,
-        /// How many results
-        #[arg(long, default_value_t = 8)]
+        /// How many results (1 to 1000)
+        #[arg(long, default_value_t = 8, value_parser = crate::args::top)]
         top: usize,
         /// The task searching, recorded with the hit
         #[arg(long, value_name = "TASK_ID")]
@@ -226,8 +232,8 @@ pub enum Command {
     /// Write a synthetic knowledge base in the real format (for benchmarks)
     #[command(hide = true)]
     GenCorpus {
-        /// How many entries
-        #[arg(long, default_value_t = 10_000)]
+        /// How many entries (1 to 1000000)
+        #[arg(long, default_value_t = 10_000, value_parser = crate::args::corpus_entries)]
         entries: usize,
         /// The random seed
         #[arg(long, default_value_t = 1)]
@@ -368,7 +374,7 @@ pub enum StatsCmd {
     /// Hits per entry from the search events, and the entries with none
     Hits {
         /// Only events at or after DATE (`2026-09-10` or a full UTC timestamp)
-        #[arg(long, value_name = "DATE")]
+        #[arg(long, value_name = "DATE", value_parser = crate::args::since)]
         since: Option<String>,
         /// Print {"entries": [{id, hits, last_hit_ts, last_hit_task}], "zero_hit": [ids]}
         #[arg(long)]
@@ -587,7 +593,7 @@ pub enum QueueCmd {
     /// Mark items pending more than 90 days as expired
     Expire {
         /// Today's date (YYYY-MM-DD); default: the current UTC date
-        #[arg(long)]
+        #[arg(long, value_name = "DATE", value_parser = crate::args::date)]
         today: Option<String>,
         #[command(flatten)]
         actor: ActorArgs,
@@ -595,7 +601,7 @@ pub enum QueueCmd {
     /// List items pending more than 75 days (15 days before they expire)
     Due {
         /// Today's date (YYYY-MM-DD); default: the current UTC date
-        #[arg(long)]
+        #[arg(long, value_name = "DATE", value_parser = crate::args::date)]
         today: Option<String>,
         /// Print as JSON
         #[arg(long)]

@@ -40,7 +40,7 @@ fn repo_for(kb_root: &Path) -> CmdResult<(Repository, String)> {
 /// The signature for evokb's commits: the repository's configured user, else evokb itself.
 /// `EVOKB_NOW` (unix seconds) fixes the time, for reproducible tests.
 fn signature(repo: &Repository) -> CmdResult<Signature<'static>> {
-    let fixed = std::env::var("EVOKB_NOW").ok().and_then(|s| s.trim().parse::<i64>().ok());
+    let fixed = crate::clock::fixed().map(|t| t.as_second());
     let (name, email) = match repo.signature() {
         Ok(sig) => (
             sig.name().unwrap_or("evokb").to_string(),
@@ -203,13 +203,13 @@ pub fn install_hook(kb_root: &Path) -> CmdResult<PathBuf> {
                 ErrorKind::Usage,
                 format!("'{}' exists and was not written by evokb", hook.display()),
             )
-            .hint("add 'evokb render --check && evokb lint --errors-only' to it by hand"));
+            .hint("add 'evokb import --check --strict && evokb render --check && evokb lint --errors-only' to it by hand"));
         }
     }
     let root =
         if prefix.is_empty() { ".".to_string() } else { prefix.trim_end_matches('/').to_string() };
     let script = format!(
-        "#!/bin/sh\n# installed by evokb hooks install: refuse commits whose knowledge-base files differ from\n# the store, or whose entries have lint errors.\nset -e\ncd \"$(git rev-parse --show-toplevel)\"\nevokb --root '{root}' render --check >/dev/null || {{\n  echo \"evokb: managed files differ from the store (run 'evokb import' or 'evokb render')\" >&2\n  exit 1\n}}\nevokb --root '{root}' lint --errors-only\n"
+        "#!/bin/sh\n# installed by evokb hooks install: refuse commits whose knowledge-base files lose records to a\n# structural slip (strict import check, writes nothing), differ from the store, or whose entries\n# have lint errors.\nset -e\ncd \"$(git rev-parse --show-toplevel)\"\nevokb --root '{root}' import --check --strict >/dev/null || {{\n  echo \"evokb: the strict import check failed (see above; 'evokb import --check' explains each problem)\" >&2\n  exit 1\n}}\nevokb --root '{root}' render --check >/dev/null || {{\n  echo \"evokb: managed files differ from the store (run 'evokb import' or 'evokb render')\" >&2\n  exit 1\n}}\nevokb --root '{root}' lint --errors-only\n"
     );
     std::fs::write(&hook, script)?;
     #[cfg(unix)]

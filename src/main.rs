@@ -1,7 +1,9 @@
 //! The `evokb` binary: parses the command line, runs the command, and maps its outcome to an
 //! exit code. Everything else lives in the library crates.
 
+mod args;
 mod cli;
+mod clock;
 mod commands;
 mod error;
 #[cfg(feature = "git")]

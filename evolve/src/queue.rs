@@ -438,6 +438,10 @@ fn days(date: &str) -> Option<i64> {
     let (y, rest) = date.split_once('-')?;
     let (m, d) = rest.split_once('-')?;
     let (y, m, d): (i64, i64, i64) = (y.parse().ok()?, m.parse().ok()?, d.parse().ok()?);
+    // Years beyond four digits would overflow the arithmetic below; they are not dates.
+    if !(0..=9999).contains(&y) || !(1..=12).contains(&m) || !(1..=31).contains(&d) {
+        return None;
+    }
     // Days from civil (Howard Hinnant's algorithm).
     let y = if m <= 2 { y - 1 } else { y };
     let era = y.div_euclid(400);
@@ -799,5 +803,7 @@ mod tests {
     fn days_count_from_the_epoch() {
         assert_eq!(days("1970-01-01"), Some(0));
         assert_eq!(days("2026-12-08").zip(days("2026-09-09")).map(|(a, b)| a - b), Some(90));
+        assert_eq!(days("9000000000000000000-01-01"), None);
+        assert_eq!(days("2026-13-45"), None);
     }
 }

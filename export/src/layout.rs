@@ -106,7 +106,8 @@ pub fn discover_repros(root: &Path) -> std::io::Result<Vec<String>> {
         .collect())
 }
 
-/// File names in `dir` ending in `suffix`, sorted; none when `dir` is missing.
+/// Names in `dir` ending in `suffix`, whatever their file type, sorted; none when `dir` is
+/// missing.
 fn list_dir(dir: &Path, suffix: &str) -> std::io::Result<Vec<String>> {
     let entries = match std::fs::read_dir(dir) {
         Ok(e) => e,
@@ -116,9 +117,9 @@ fn list_dir(dir: &Path, suffix: &str) -> std::io::Result<Vec<String>> {
     let mut names = Vec::new();
     for entry in entries {
         let entry = entry?;
-        if entry.file_type()?.is_dir() {
-            continue;
-        }
+        // Directories, FIFOs and symlinks with a managed name are listed too: reading them then
+        // fails with a clear diagnostic instead of the path being skipped (and later reported
+        // as a file missing on disk).
         if let Some(name) = entry.file_name().to_str() {
             if name.ends_with(suffix) && !name.starts_with('.') {
                 names.push(name.to_string());

@@ -12,7 +12,9 @@
 pub mod derive;
 pub mod diag;
 pub mod error;
+pub mod fsread;
 pub mod layout;
+pub mod loss;
 pub mod merge;
 pub mod mutate;
 pub mod parse;

@@ -25,6 +25,7 @@ use evokb_store::{
 use crate::derive::{self, DeriveRows};
 use crate::diag::Diagnostic;
 use crate::error::{Conflict, ImportError, RenderError};
+use crate::fsread::read_managed;
 use crate::layout::{self, ManagedFile};
 use crate::parse::{parse_file, ParsedFile};
 use crate::render::{render_all, write_atomic, Overlay, RenderedFile};
@@ -96,15 +97,10 @@ pub fn read_kb(root: &Path) -> Result<ReadKb, ImportError> {
     let mut diags = Vec::new();
     let mut files = Vec::new();
     for mf in managed {
-        let full = root.join(&mf.path);
-        let bytes = match std::fs::read(&full) {
+        let bytes = match read_managed(root, &mf.path) {
             Ok(b) => b,
-            Err(err) => {
-                diags.push(Diagnostic::error(
-                    &mf.path,
-                    0,
-                    format!("cannot read the file ({err}); expected a readable regular file"),
-                ));
+            Err(msg) => {
+                diags.push(Diagnostic::error(&mf.path, 0, msg));
                 continue;
             }
         };
@@ -121,13 +117,9 @@ pub fn read_kb(root: &Path) -> Result<ReadKb, ImportError> {
     }
     let mut repros = Vec::new();
     for path in layout::discover_repros(root).map_err(io(root))? {
-        match std::fs::read(root.join(&path)) {
+        match read_managed(root, &path) {
             Ok(bytes) => repros.push(repro_record(&path, &bytes)),
-            Err(err) => diags.push(Diagnostic::error(
-                &path,
-                0,
-                format!("cannot read the repro script ({err}); expected a readable regular file"),
-            )),
+            Err(msg) => diags.push(Diagnostic::error(&path, 0, format!("repro script: {msg}"))),
         }
     }
     check_unique_ids(&files, &mut diags);

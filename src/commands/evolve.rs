@@ -10,7 +10,6 @@ use evokb_export::layout::{role_of, FileRole, PL_DIR};
 use evokb_store::Kind;
 use serde_json::json;
 
-use super::search::utc_now;
 use super::{ok, print, print_json};
 use crate::cli::{ActorArgs, QueueCmd};
 use crate::error::{CmdResult, CommandError, ErrorKind};
@@ -25,7 +24,7 @@ struct Ctx {
 fn ctx(root: Option<&Path>) -> CmdResult<Ctx> {
     let root = root::find(root)?;
     let store = root::open(&root)?;
-    let today = utc_now()[..10].to_string();
+    let today = crate::clock::utc_today();
     Ok(Ctx { root, store, today })
 }
 

@@ -18,7 +18,9 @@ pub fn run(cli: &Cli) -> CmdResult {
     let root = cli.root.as_deref();
     match &cli.command {
         Command::Init => sync::init(root),
-        Command::Import { json, prefer } => sync::import(root, *json, *prefer),
+        Command::Import { json, prefer, strict, check } => {
+            sync::import(root, *json, *prefer, *strict, *check)
+        }
         Command::Render { out, check, force } => sync::render(root, out.as_deref(), *check, *force),
         Command::Verify { json } => sync::verify(root, *json),
         Command::Get { id, kind, json } => records::get(root, id, *kind, *json),

@@ -13,21 +13,7 @@ use crate::cli::FacetArgs;
 use crate::error::{CmdResult, CommandError, ErrorKind};
 use crate::root;
 
-/// The current UTC time as `YYYY-MM-DDTHH:MM:SSZ`; `EVOKB_NOW` (unix seconds) fixes it.
-pub fn utc_now() -> String {
-    let secs = std::env::var("EVOKB_NOW")
-        .ok()
-        .and_then(|s| s.trim().parse::<i64>().ok())
-        .unwrap_or_else(|| {
-            std::time::SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)
-                .map_or(0, |d| i64::try_from(d.as_secs()).unwrap_or(0))
-        });
-    let days = secs.div_euclid(86_400);
-    let rem = secs.rem_euclid(86_400);
-    let (y, m, d) = evokb_analytics::util::civil_from_days(days);
-    format!("{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}Z", rem / 3600, (rem / 60) % 60, rem % 60)
-}
+use crate::clock::utc_now;
 
 pub fn search(
     root: Option<&Path>,

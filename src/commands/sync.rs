@@ -42,14 +42,30 @@ fn counts_text(counts: &std::collections::BTreeMap<Kind, u64>) -> String {
     out
 }
 
-pub fn import(root: Option<&Path>, json_out: bool, prefer: Option<PreferArg>) -> CmdResult {
+pub fn import(
+    root: Option<&Path>,
+    json_out: bool,
+    prefer: Option<PreferArg>,
+    strict: bool,
+    check: bool,
+) -> CmdResult {
     let root = root::find(root)?;
+    if check {
+        return import_check(&root, json_out, strict);
+    }
     let store = root::open(&root)?;
     let prefer = prefer.map(|p| match p {
         PreferArg::File => Prefer::File,
         PreferArg::Store => Prefer::Store,
     });
-    let report = evokb_export::import(&root, &store, ImportOptions { prefer })?;
+    // The structural check reads the files before the import does, so it counts lost records
+    // against the store as it was; `--strict` stops here with nothing written.
+    let structural = evokb_export::loss::structural_warnings(&root, &store)?;
+    if strict && !structural.is_empty() {
+        return Err(strict_error(structural));
+    }
+    let mut report = evokb_export::import(&root, &store, ImportOptions { prefer })?;
+    report.warnings.splice(0..0, structural);
     if json_out {
         print_json(&json!({
             "records": counts_json(&report.counts),
@@ -72,6 +88,37 @@ pub fn import(root: Option<&Path>, json_out: bool, prefer: Option<PreferArg>) ->
         print(&out)?;
     }
     ok()
+}
+
+/// `import --check`: reads and parses every managed file and runs the structural checks
+/// against the store, writing nothing. Malformed files exit 3, as `import` does; with
+/// `--strict`, so do structural problems.
+fn import_check(root: &Path, json_out: bool, strict: bool) -> CmdResult {
+    let store = root::open_for_reading(root)?;
+    let kb = evokb_export::sync::read_kb(root)?;
+    let structural = evokb_export::loss::structural_warnings_of(&kb, &store)?;
+    if strict && !structural.is_empty() {
+        return Err(strict_error(structural));
+    }
+    let mut warnings = structural;
+    warnings.extend(kb.warnings.iter().cloned());
+    if json_out {
+        print_json(&json!({"files": kb.files.len(), "warnings": warnings}))?;
+    } else {
+        let mut out = format!("checked {} files, nothing written\n", kb.files.len());
+        for w in &warnings {
+            let _ = writeln!(out, "{w}");
+        }
+        print(&out)?;
+    }
+    ok()
+}
+
+/// The error of `--strict` when structural problems were found.
+fn strict_error(structural: Vec<evokb_export::Diagnostic>) -> CommandError {
+    let diagnostics = evokb_export::loss::as_errors(structural);
+    let err: CommandError = evokb_export::ImportError::Invalid { diagnostics }.into();
+    err.hint("--strict refuses files whose structure turns records into prose; fix the lines above, or import without --strict to take the files as they are")
 }
 
 pub fn render(root: Option<&Path>, out: Option<&Path>, check: bool, force: bool) -> CmdResult {

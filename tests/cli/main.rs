@@ -11,6 +11,7 @@ mod evolution;
 mod fuzz_regressions;
 mod gitmerge;
 mod hits_render;
+mod hostile;
 mod malformed;
 mod model;
 mod overlap;

@@ -104,7 +104,7 @@ fn unreadable_file() {
             std::fs::create_dir(&p).expect("a directory where the file should be");
         },
         3,
-        &["queue.md: error: cannot read the file", "expected a readable regular file"],
+        &["queue.md: error: the path is a directory; expected a regular file"],
     );
 }
 

@@ -34,6 +34,24 @@ impl ParsedFile {
         }
         n
     }
+
+    /// The text this file renders to: its prose and records concatenated, which is the parsed
+    /// text byte for byte.
+    pub fn text(&self) -> String {
+        let mut out = String::with_capacity(self.text_len());
+        let mut recs = self.records.iter();
+        for item in &self.layout.items {
+            match item {
+                LayoutItem::Prose(p) => out.push_str(p),
+                LayoutItem::Record(_) => {
+                    if let Some(r) = recs.next() {
+                        r.record.write_text(&mut out);
+                    }
+                }
+            }
+        }
+        out
+    }
 }
 
 /// Accumulates a file's items.

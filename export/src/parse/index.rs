@@ -15,7 +15,7 @@ pub fn parse(b: &mut FileBuilder, text: &str, diags: &mut Vec<Diagnostic>) {
     table::scan(b, text, diags, &classify);
 }
 
-fn classify(header: &[&str], _heading: &str) -> Option<TableSpec> {
+pub(crate) fn classify(header: &[&str], _heading: &str) -> Option<TableSpec> {
     if !header.first().is_some_and(|h| h.eq_ignore_ascii_case("id")) {
         return None;
     }

@@ -12,6 +12,7 @@ pub mod jsonl;
 pub mod keyline;
 pub mod queue;
 pub mod stats;
+pub mod structure;
 pub mod table;
 
 pub use builder::{normalize, FileBuilder, ParsedFile, ParsedRecord, SegBuilder};

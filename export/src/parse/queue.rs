@@ -31,7 +31,7 @@ pub fn field_line(content: &str) -> Option<KeyLine<'_>> {
     keyline::split(content.strip_prefix("- ")?)
 }
 
-fn is_block(value: &str) -> bool {
+pub(crate) fn is_block(value: &str) -> bool {
     let v = value.trim();
     v.starts_with('|') || v.starts_with('>')
 }
@@ -62,7 +62,7 @@ pub fn parse(b: &mut FileBuilder, text: &str, diags: &mut Vec<Diagnostic>) {
 }
 
 /// The index one past the item that starts at `start`, trailing blank lines included.
-fn item_end(ls: &[Line<'_>], start: usize) -> usize {
+pub(crate) fn item_end(ls: &[Line<'_>], start: usize) -> usize {
     let mut in_block: Option<bool> = None;
     let mut j = start + 1;
     while j < ls.len() {

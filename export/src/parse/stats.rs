@@ -14,7 +14,7 @@ pub fn parse(b: &mut FileBuilder, text: &str, diags: &mut Vec<Diagnostic>) {
     table::scan(b, text, diags, &classify);
 }
 
-fn classify(header: &[&str], _heading: &str) -> Option<TableSpec> {
+pub(crate) fn classify(header: &[&str], _heading: &str) -> Option<TableSpec> {
     let first = header.first().copied().unwrap_or("");
     let second = header.get(1).copied().unwrap_or("");
     let (kind, id_cols) = if header.contains(&"task_id") && first == "date" {
