@@ -107,6 +107,11 @@ impl From<ImportError> for CommandError {
                 e.details = diagnostics.iter().map(ToString::to_string).collect();
                 e
             }
+            ImportError::Structural { diagnostics } => {
+                let mut e = CommandError::new(ErrorKind::InvalidInput, message);
+                e.details = diagnostics.iter().map(ToString::to_string).collect();
+                e.hint("--strict refuses files whose structure turns records into prose; fix the lines above, or import without --strict to take the files as they are")
+            }
             ImportError::Conflicts { conflicts } => {
                 let mut e = CommandError::new(ErrorKind::Conflict, message);
                 e.details = conflicts.iter().map(ToString::to_string).collect();

@@ -45,6 +45,12 @@ pub enum ImportError {
         /// The errors (warnings are not included).
         diagnostics: Vec<Diagnostic>,
     },
+    /// Strict mode: structural problems turn would-be records into prose; nothing was imported.
+    #[error("{} structural problem(s) would turn records into prose, nothing was imported", diagnostics.len())]
+    Structural {
+        /// The problems, as errors, with the records each costs.
+        diagnostics: Vec<Diagnostic>,
+    },
     /// Records changed on both sides; nothing was imported.
     #[error("{} record(s) changed both in the files and in the store since the last sync, nothing was imported (pass --prefer file or --prefer store to choose)", conflicts.len())]
     Conflicts {
@@ -75,6 +81,14 @@ pub enum RenderError {
         path: PathBuf,
         /// The underlying error.
         source: std::io::Error,
+    },
+    /// A managed path holds something that is not a regular file inside the root.
+    #[error("{path}: {reason}")]
+    NotRegular {
+        /// The repository-relative path.
+        path: String,
+        /// What was found and what was expected.
+        reason: String,
     },
     /// Managed files were edited after the last import or render.
     #[error("refusing to overwrite {} file(s) edited since the last import or render: {} (run 'evokb import' first)", files.len(), files.join(", "))]

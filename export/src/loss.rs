@@ -16,6 +16,7 @@ use evokb_store::{CaseHash, LayoutItem, Store};
 use crate::diag::Diagnostic;
 use crate::error::ImportError;
 use crate::parse::structure;
+use crate::render::RecordSource;
 use crate::sync::{read_kb, ReadKb};
 
 /// How many ids a warning names before it says "and N more".
@@ -25,12 +26,14 @@ const NAMED_IDS: usize = 5;
 /// returns one warning per structural problem, with the records it cost against `store`.
 pub fn structural_warnings(root: &Path, store: &Store) -> Result<Vec<Diagnostic>, ImportError> {
     let kb = read_kb(root)?;
-    structural_warnings_of(&kb, store)
+    structural_warnings_of(&kb, &store.read()?)
 }
 
-/// The structural warnings of files already read, counted against `store`.
-pub fn structural_warnings_of(kb: &ReadKb, store: &Store) -> Result<Vec<Diagnostic>, ImportError> {
-    let txn = store.read()?;
+/// The structural warnings of files already read, counted against the store view `txn`.
+pub fn structural_warnings_of(
+    kb: &ReadKb,
+    txn: &dyn RecordSource,
+) -> Result<Vec<Diagnostic>, ImportError> {
     let parsed: HashSet<CaseHash> = kb
         .files
         .iter()
@@ -43,7 +46,7 @@ pub fn structural_warnings_of(kb: &ReadKb, store: &Store) -> Result<Vec<Diagnost
             continue;
         }
         let path = f.file.path.as_str();
-        let lost = match txn.file(path)? {
+        let lost = match txn.layout(path)? {
             None => None,
             Some(layout) => {
                 let mut ids = Vec::new();
@@ -52,7 +55,7 @@ pub fn structural_warnings_of(kb: &ReadKb, store: &Store) -> Result<Vec<Diagnost
                     if parsed.contains(key) {
                         continue;
                     }
-                    if let Some(rec) = txn.record(key)? {
+                    if let Some(rec) = txn.get(key)? {
                         ids.push(rec.id);
                     }
                 }

@@ -45,6 +45,9 @@ pub enum Prefer {
 pub struct ImportOptions {
     /// How to settle conflicts; `None` refuses them.
     pub prefer: Option<Prefer>,
+    /// Refuse (as invalid input) files whose structure turns would-be records into prose,
+    /// instead of warning about them (see [`crate::loss`]).
+    pub strict: bool,
 }
 
 /// What an import did.
@@ -195,8 +198,14 @@ pub fn import_in(
     opts: ImportOptions,
 ) -> Result<ImportReport, ImportError> {
     let kb = read_kb(root)?;
-    let mut report =
-        ImportReport { files: kb.files.len(), warnings: kb.warnings, ..Default::default() };
+    // Counted against the store as it was before this import, in the same transaction.
+    let structural = crate::loss::structural_warnings_of(&kb, &*txn)?;
+    if opts.strict && !structural.is_empty() {
+        return Err(ImportError::Structural { diagnostics: crate::loss::as_errors(structural) });
+    }
+    let mut warnings = structural;
+    warnings.extend(kb.warnings.iter().cloned());
+    let mut report = ImportReport { files: kb.files.len(), warnings, ..Default::default() };
     let mut conflicts = Vec::new();
     let mut resolved = Vec::new();
     let parsed_keys: HashSet<CaseHash> = kb
@@ -414,7 +423,7 @@ pub fn check(
     let view = Overlay::new(&txn, &plan.records, &plan.files);
     let mut out = Vec::new();
     for f in render_all(&view)? {
-        let disk = read_optional(&root.join(&f.path))?;
+        let disk = read_optional(root, &f.path)?;
         if disk.as_deref() != Some(f.text.as_bytes()) {
             out.push(FileDiff {
                 path: f.path,
@@ -426,12 +435,18 @@ pub fn check(
     Ok(out)
 }
 
-fn read_optional(path: &Path) -> Result<Option<Vec<u8>>, RenderError> {
-    match std::fs::read(path) {
-        Ok(b) => Ok(Some(b)),
-        Err(err) if err.kind() == std::io::ErrorKind::NotFound => Ok(None),
-        Err(source) => Err(RenderError::Io { path: path.into(), source }),
+/// The bytes of the managed file at `rel`, `None` when nothing is there. Anything that is not
+/// a regular file inside the root (a FIFO, a directory, a symlink out of the tree) is refused
+/// without blocking, as import refuses it.
+fn read_optional(root: &Path, rel: &str) -> Result<Option<Vec<u8>>, RenderError> {
+    match std::fs::symlink_metadata(root.join(rel)) {
+        Err(err) if err.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(source) => return Err(RenderError::Io { path: root.join(rel), source }),
+        Ok(_) => {}
     }
+    crate::fsread::read_managed(root, rel)
+        .map(Some)
+        .map_err(|reason| RenderError::NotRegular { path: rel.to_string(), reason })
 }
 
 /// What a render wrote.
@@ -468,7 +483,7 @@ pub fn render_in_place(
     let mut to_mark: Vec<&RenderedFile> = Vec::new();
     let mut refused = Vec::new();
     for f in &files {
-        let disk = read_optional(&root.join(&f.path))?;
+        let disk = read_optional(root, &f.path)?;
         let disk_hash = disk.as_deref().map(|d| *blake3::hash(d).as_bytes());
         let rendered_hash = *blake3::hash(f.text.as_bytes()).as_bytes();
         let mark = w.file_sync(&f.path)?.map(|m| m.text_hash);
@@ -504,7 +519,7 @@ pub fn render_in_place(
         // A person may save the file between the comparison above and this write: look again
         // right before replacing it, and refuse rather than overwrite their edit. Files
         // written so far match the store, so the next import takes them as unchanged.
-        let now = read_optional(&root.join(&f.path))?.map(|d| *blake3::hash(&d).as_bytes());
+        let now = read_optional(root, &f.path)?.map(|d| *blake3::hash(&d).as_bytes());
         if now != *seen && !force {
             return Err(RenderError::EditedOnDisk { files: vec![f.path.clone()] });
         }

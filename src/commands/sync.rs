@@ -58,14 +58,7 @@ pub fn import(
         PreferArg::File => Prefer::File,
         PreferArg::Store => Prefer::Store,
     });
-    // The structural check reads the files before the import does, so it counts lost records
-    // against the store as it was; `--strict` stops here with nothing written.
-    let structural = evokb_export::loss::structural_warnings(&root, &store)?;
-    if strict && !structural.is_empty() {
-        return Err(strict_error(structural));
-    }
-    let mut report = evokb_export::import(&root, &store, ImportOptions { prefer })?;
-    report.warnings.splice(0..0, structural);
+    let report = evokb_export::import(&root, &store, ImportOptions { prefer, strict })?;
     if json_out {
         print_json(&json!({
             "records": counts_json(&report.counts),
@@ -96,7 +89,7 @@ pub fn import(
 fn import_check(root: &Path, json_out: bool, strict: bool) -> CmdResult {
     let store = root::open_for_reading(root)?;
     let kb = evokb_export::sync::read_kb(root)?;
-    let structural = evokb_export::loss::structural_warnings_of(&kb, &store)?;
+    let structural = evokb_export::loss::structural_warnings_of(&kb, &store.read()?)?;
     if strict && !structural.is_empty() {
         return Err(strict_error(structural));
     }
@@ -117,8 +110,7 @@ fn import_check(root: &Path, json_out: bool, strict: bool) -> CmdResult {
 /// The error of `--strict` when structural problems were found.
 fn strict_error(structural: Vec<evokb_export::Diagnostic>) -> CommandError {
     let diagnostics = evokb_export::loss::as_errors(structural);
-    let err: CommandError = evokb_export::ImportError::Invalid { diagnostics }.into();
-    err.hint("--strict refuses files whose structure turns records into prose; fix the lines above, or import without --strict to take the files as they are")
+    evokb_export::ImportError::Structural { diagnostics }.into()
 }
 
 pub fn render(root: Option<&Path>, out: Option<&Path>, check: bool, force: bool) -> CmdResult {

@@ -138,8 +138,12 @@ fn prefer_file_and_prefer_store_leave_the_entry_and_its_index_row_agreeing() {
         let text = std::fs::read_to_string(&path).expect("read");
         std::fs::write(&path, text.replacen("status: verified", "status: stale", 1)).expect("edit");
         assert!(evokb_export::import(kb.path(), &store, ImportOptions::default()).is_err());
-        evokb_export::import(kb.path(), &store, ImportOptions { prefer: Some(prefer) })
-            .expect("prefer settles it");
+        evokb_export::import(
+            kb.path(),
+            &store,
+            ImportOptions { prefer: Some(prefer), strict: false },
+        )
+        .expect("prefer settles it");
         let status = |kind| {
             store
                 .read()

@@ -94,6 +94,23 @@ fn a_fifo_at_a_managed_path_is_refused_without_blocking() {
 }
 
 #[test]
+fn render_and_render_check_refuse_a_fifo_at_a_managed_path_without_blocking() {
+    let (kb, before) = ready();
+    let queue = kb.path().join(QUEUE);
+    std::fs::remove_file(&queue).expect("rm");
+    mkfifo(&queue);
+    for args in [&["render"][..], &["render", "--check"][..], &["render", "--force"][..]] {
+        let out = evokb_timeout(kb.path(), args);
+        let err = stderr(&out);
+        assert_eq!(out.status.code(), Some(5), "{args:?}: {err}");
+        assert!(err.contains("queue.md: the path is a FIFO"), "{args:?}: {err}");
+    }
+    let ft = std::fs::symlink_metadata(&queue).expect("still there").file_type();
+    assert!(std::os::unix::fs::FileTypeExt::is_fifo(&ft), "render did not replace the FIFO");
+    assert_eq!(before, cli_digest(kb.path()));
+}
+
+#[test]
 fn a_fifo_in_repro_is_refused_without_blocking() {
     let (kb, before) = ready();
     mkfifo(&kb.path().join(REPRO_DIR).join("pipe.py"));

@@ -233,7 +233,11 @@ fn run_real(root: &Path, store: &Store, op: &Op, n: usize) -> Outcome {
             Err(e) => panic!("render failed: {e}"),
         },
         Op::Import(prefer) => {
-            match evokb_export::import(root, store, ImportOptions { prefer: *prefer }) {
+            match evokb_export::import(
+                root,
+                store,
+                ImportOptions { prefer: *prefer, strict: false },
+            ) {
                 Ok(_) => Outcome::Done,
                 Err(ImportError::Conflicts { .. }) => Outcome::Conflict,
                 Err(e) => panic!("import failed: {e}"),

@@ -48,8 +48,12 @@ fn a_record_changed_on_both_sides_is_a_conflict_and_nothing_is_written() {
     );
     assert_eq!(before, digest(&store), "a refused import writes nothing");
 
-    evokb_export::import(kb.path(), &store, ImportOptions { prefer: Some(Prefer::Store) })
-        .expect("prefer store");
+    evokb_export::import(
+        kb.path(),
+        &store,
+        ImportOptions { prefer: Some(Prefer::Store), strict: false },
+    )
+    .expect("prefer store");
     assert_eq!(
         field(&store, Kind::Entry, "PL-1.1-transpose-chain", "status").as_deref(),
         Some("overturned")
@@ -57,8 +61,12 @@ fn a_record_changed_on_both_sides_is_a_conflict_and_nothing_is_written() {
     // The file still says stale and the store overturned: a further edit conflicts again.
     edit(kb.path(), &topic("layout.md"), "status: stale", "status: verified");
     assert!(evokb_export::import(kb.path(), &store, ImportOptions::default()).is_err());
-    evokb_export::import(kb.path(), &store, ImportOptions { prefer: Some(Prefer::File) })
-        .expect("prefer file");
+    evokb_export::import(
+        kb.path(),
+        &store,
+        ImportOptions { prefer: Some(Prefer::File), strict: false },
+    )
+    .expect("prefer file");
     assert_eq!(
         field(&store, Kind::Entry, "PL-1.1-transpose-chain", "status").as_deref(),
         Some("verified")
