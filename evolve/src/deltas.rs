@@ -16,24 +16,16 @@
 
 use std::collections::{BTreeSet, HashMap};
 
-use evokb_store::{CaseHash, Kind, LayoutItem, Record, Segment, Store, WriteTxn};
+use evokb_store::{CaseHash, Kind, Record, Store, WriteTxn};
 
 use crate::rules::{has_stamp, is_negative, jaccard, repro_path, token_set};
 use evokb_export::layout::{self, FileRole};
 use evokb_export::mutate::{commit_file, ensure_trailing_newline};
-use evokb_export::parse::{self, parse_file};
+use evokb_export::parse::parse_file;
 use evokb_export::MutateError;
 
-/// Who is acting, for which task, on which day.
-#[derive(Debug, Clone, Copy)]
-pub struct Actor<'a> {
-    /// The task the change comes from.
-    pub task: &'a str,
-    /// `evolver` or `human`.
-    pub by: &'a str,
-    /// Today, `YYYY-MM-DD`.
-    pub today: &'a str,
-}
+pub use crate::changelog::Actor;
+use crate::changelog::{log, ChangeKind};
 
 /// The similarity at or above which two entries of one kind with a shared family are the same
 /// topic. Measured on the real sample: the most similar distinct pair scores 0.36 (two
@@ -112,60 +104,6 @@ fn entry_errors(rec: &Record, root: &std::path::Path) -> Vec<String> {
         out.push(format!("KB-FM-ENUM: status '{status}'"));
     }
     out
-}
-
-/// Appends a change-log row to `stats.md` in the open transaction.
-pub fn log_change(w: &mut WriteTxn, actor: &Actor<'_>, change: &str) -> Result<(), MutateError> {
-    let Some(mut file) = w.file(layout::STATS)? else { return Ok(()) };
-    let change = change.replace('|', "\\|").replace('\n', " ");
-    let line = format!("| {} | {} | {change}（task: {}） |", actor.today, actor.by, actor.task);
-    let mut last = None;
-    let mut same_key = 0;
-    for (i, item) in file.items.iter().enumerate() {
-        if let LayoutItem::Record(k) = item {
-            if let Some(r) = w.record(k)? {
-                if r.kind == Kind::ChangeRow {
-                    last = Some(i);
-                    if r.field("date").map(str::trim) == Some(actor.today)
-                        && r.field("by").map(str::trim) == Some(actor.by)
-                    {
-                        same_key += 1;
-                    }
-                }
-            }
-        }
-    }
-    let Some(at) = last else { return Ok(()) };
-    let Some(row) = parse::table::split_row(&line) else { return Ok(()) };
-    let spec = parse::table::TableSpec {
-        kind: Kind::ChangeRow,
-        keys: vec!["date".into(), "by".into(), "change".into()],
-        id_cols: vec![0, 1],
-    };
-    let base = format!("{} {}", actor.today, actor.by);
-    let id = if same_key == 0 { base } else { format!("{base} #{}", same_key + 1) };
-    let rec = Record {
-        kind: Kind::ChangeRow,
-        id,
-        file: layout::STATS.into(),
-        segments: parse::table::row_segments(&row, "\n", &spec),
-    };
-    let mut overrides = HashMap::new();
-    // The new row goes after the last one; if the table's last row is the file's last line
-    // without a newline, give it one first.
-    if let Some(LayoutItem::Record(k)) = file.items.get(at) {
-        if let Some(mut prev) = w.record(k)? {
-            if !prev.text().ends_with('\n') {
-                prev.segments.push(Segment::Lit("\n".into()));
-                prev.segments = parse::normalize(prev.segments);
-                overrides.insert(*k, prev);
-            }
-        }
-    }
-    file.items.insert(at + 1, LayoutItem::Record(rec.case_hash()));
-    overrides.insert(rec.case_hash(), rec);
-    commit_file(w, file, &overrides)?;
-    Ok(())
 }
 
 /// How `add` handles a data entry without its evidence triad.
@@ -266,11 +204,12 @@ pub fn add(
     let mut w = w;
     evokb_export::mutate::add_entries_in(&mut w, path, text_of(&entries).as_str())?;
     let ids: Vec<String> = entries.iter().map(|e| e.id.clone()).collect();
-    let verb = if negative { "negate" } else { "add" };
-    log_change(
+    let kind = if negative { ChangeKind::Negate } else { ChangeKind::Add };
+    log(
         &mut w,
         actor,
-        &format!("{verb} {} → {}", ids.join(", "), path.rsplit('/').next().unwrap_or(path)),
+        kind,
+        &format!("{} → {}", ids.join(", "), path.rsplit('/').next().unwrap_or(path)),
     )?;
     w.commit()?;
     Ok(AddOutcome::Added(ids))
@@ -295,7 +234,7 @@ pub fn update(
         evokb_export::mutate::set_field_in(&mut w, id, Some(Kind::Entry), k, v)?;
     }
     let keys: Vec<&str> = changes.iter().map(|(k, _)| k.as_str()).collect();
-    log_change(&mut w, actor, &format!("update {id}: {}", keys.join(", ")))?;
+    log(&mut w, actor, ChangeKind::Update, &format!("{id}: {}", keys.join(", ")))?;
     w.commit()?;
     Ok(())
 }
@@ -359,7 +298,7 @@ pub fn deprecate(
     new.set_field("status", status);
     store_changed_entry(&mut w, new)?;
     set_index_status(&mut w, id, status)?;
-    log_change(&mut w, actor, &format!("deprecate {id}（被 {what} 取代）"))?;
+    log(&mut w, actor, ChangeKind::Deprecate, &format!("{id}（被 {what} 取代）"))?;
     w.commit()?;
     Ok(())
 }
@@ -422,7 +361,7 @@ pub fn consolidate(
         set_index_status(&mut w, src_id, "stale")?;
     }
     store_changed_entry(&mut w, survivor)?;
-    log_change(&mut w, actor, &format!("consolidate {} → {into}", sources.join(", ")))?;
+    log(&mut w, actor, ChangeKind::Consolidate, &format!("{} → {into}", sources.join(", ")))?;
     w.commit()?;
     Ok(())
 }

@@ -242,8 +242,12 @@ fn row_entry(
 
 /// Whether `id` names an entry or a bottleneck pattern: the records a hit-table row is about.
 fn names_hit_target(src: &dyn RecordSource, id: &str) -> Result<bool, StoreError> {
-    Ok(src.get(&CaseHash::of(Kind::Entry, id))?.is_some()
-        || src.get(&CaseHash::of(Kind::Bottleneck, id))?.is_some())
+    for kind in evokb_export::kinds::kinds_where(|i| i.hit_target) {
+        if src.get(&CaseHash::of(kind, id))?.is_some() {
+            return Ok(true);
+        }
+    }
+    Ok(false)
 }
 
 /// Folds the pending hit tallies into the `stats.md` hit table, as changed records of `stats`

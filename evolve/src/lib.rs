@@ -10,6 +10,7 @@
 //! through `evokb-export`'s builders and checked by its parsers.
 #![warn(missing_docs)]
 
+pub mod changelog;
 pub mod deltas;
 pub mod derived;
 pub mod hits;

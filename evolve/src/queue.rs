@@ -11,7 +11,7 @@ use std::path::Path;
 
 use evokb_store::{CaseHash, Kind, LayoutItem, Record, Store, WriteTxn};
 
-use crate::deltas::{log_change, Actor};
+use crate::changelog::{log, Actor, ChangeKind};
 use crate::rules::{has_stamp, repro_path};
 use evokb_export::layout::{self, FileRole};
 use evokb_export::mutate::{commit_file, set_field_in};
@@ -176,7 +176,7 @@ pub fn add_in(w: &mut WriteTxn, n: &NewItem, actor: &Actor<'_>) -> Result<String
     let mut overrides = HashMap::new();
     overrides.insert(rec.case_hash(), rec);
     commit_file(w, file, &overrides)?;
-    log_change(w, actor, &format!("queue add {id}（{}）", n.kind))?;
+    log(w, actor, ChangeKind::QueueAdd, &format!("{id}（{}）", n.kind))?;
     Ok(id)
 }
 
@@ -296,14 +296,11 @@ pub fn confirm(
             result.status = "verified".into();
         }
     }
-    log_change(
+    log(
         &mut w,
         actor,
-        &format!(
-            "queue confirm {vp} → {}{}",
-            result.confirmations,
-            if counted { "" } else { "（不计数）" }
-        ),
+        ChangeKind::QueueConfirm,
+        &format!("{vp} → {}{}", result.confirmations, if counted { "" } else { "（不计数）" }),
     )?;
     w.commit()?;
     Ok(result)
@@ -421,7 +418,7 @@ pub fn reject(store: &Store, vp: &str, reason: &str, actor: &Actor<'_>) -> Resul
         )));
     }
     decide(&mut w, vp, "rejected", actor.by, reason)?;
-    log_change(&mut w, actor, &format!("queue reject {vp}：{reason}"))?;
+    log(&mut w, actor, ChangeKind::QueueReject, &format!("{vp}：{reason}"))?;
     w.commit()?;
     Ok(())
 }
@@ -493,7 +490,7 @@ pub fn expire(store: &Store, actor: &Actor<'_>) -> Result<Vec<String>, MutateErr
     }
     if !old.is_empty() {
         let ids: Vec<&str> = old.iter().map(|(v, _, _)| v.as_str()).collect();
-        log_change(&mut w, actor, &format!("queue expire {}", ids.join(", ")))?;
+        log(&mut w, actor, ChangeKind::QueueExpire, &ids.join(", "))?;
     }
     w.commit()?;
     Ok(old.into_iter().map(|(v, _, _)| v).collect())
@@ -551,7 +548,7 @@ pub fn merge(
     };
     let mut w = store.write()?;
     decide(&mut w, vp, "merged", actor.by, &format!("合入 {target}：{anchor}（{}）", actor.today))?;
-    log_change(&mut w, actor, &format!("queue merge {vp} → {anchor}"))?;
+    log(&mut w, actor, ChangeKind::QueueMerge, &format!("{vp} → {anchor}"))?;
     w.commit()?;
     Ok(anchor)
 }
@@ -569,7 +566,7 @@ pub fn approve(store: &Store, vp: &str, note: &str, actor: &Actor<'_>) -> Result
     } else {
         append_field(&mut w, vp, "approved_by", &value)?;
     }
-    log_change(&mut w, actor, &format!("queue approve {vp}"))?;
+    log(&mut w, actor, ChangeKind::QueueApprove, vp)?;
     w.commit()?;
     Ok(())
 }
@@ -692,12 +689,12 @@ pub fn apply(
                     "human",
                     &format!("applied at anchor「{short}」in {target_rel}（{}）", actor.today),
                 )?;
-                log_change(&mut w, actor, &format!("apply {vp} → {target_rel}"))?;
+                log(&mut w, actor, ChangeKind::Apply, &format!("{vp} → {target_rel}"))?;
                 out.push((vp.clone(), Applied::Merged(target_rel)));
             }
             Err(reason) => {
                 decide(&mut w, vp, "conflict", "evolver", &reason)?;
-                log_change(&mut w, actor, &format!("apply {vp} failed：{reason}"))?;
+                log(&mut w, actor, ChangeKind::ApplyFailed, &format!("{vp}：{reason}"))?;
                 out.push((vp.clone(), Applied::Conflict(reason)));
             }
         }

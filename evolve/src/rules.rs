@@ -246,7 +246,7 @@ pub fn lint(txn: &ReadTxn, input: &LintInput<'_>) -> Result<Vec<Finding>, StoreE
             }
             _ => {}
         }
-        if !matches!(rec.kind, Kind::Entry | Kind::Bottleneck | Kind::Gap | Kind::QueueItem) {
+        if !evokb_export::kinds::info(rec.kind).agent_read {
             continue;
         }
         let text = rec.text();
@@ -551,7 +551,7 @@ pub fn budget(txn: &ReadTxn, budgets: &Budgets) -> Result<Vec<BudgetRow>, StoreE
                     LayoutItem::Record(h) => records.iter().find(|r| r.case_hash() == *h),
                     LayoutItem::Prose(_) => None,
                 })
-                .filter(|r| matches!(r.kind, Kind::Entry | Kind::Bottleneck) && !is_negative(r))
+                .filter(|r| evokb_export::kinds::info(r.kind).hit_target && !is_negative(r))
                 .map(|r| (r, token_set(r.body().unwrap_or(""))))
                 .collect();
             for (i, (a, ta)) in entries.iter().enumerate() {

@@ -238,7 +238,7 @@ fn decide(base: Option<&Record>, ours: Option<&Record>, theirs: Option<&Record>)
             }
         }
         (None, Some(x), Some(y)) => {
-            if x.kind.has_unique_ids() {
+            if crate::kinds::info(x.kind).unique_ids {
                 Decision::Keep(Merged::Conflict {
                     ours: x.clone(),
                     theirs: y.clone(),

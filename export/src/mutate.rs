@@ -17,23 +17,8 @@ use crate::parse::{self, frontmatter, normalize, parse_file};
 use crate::render::RecordSource;
 use crate::text::dominant_eol;
 
-/// The order in which kinds are tried when an id is given without a kind. Entries come before
-/// their INDEX rows, which share their ids.
-pub const LOOKUP_ORDER: [Kind; 11] = [
-    Kind::Entry,
-    Kind::QueueItem,
-    Kind::Bottleneck,
-    Kind::Gap,
-    Kind::IndexRow,
-    Kind::MetricRow,
-    Kind::HitRow,
-    Kind::DistillRow,
-    Kind::ChangeRow,
-    Kind::SearchEvent,
-    Kind::Repro,
-];
-
-/// Finds the record with natural id `id`, of `kind` or of the first kind in [`LOOKUP_ORDER`]
+/// Finds the record with natural id `id`, of `kind` or of the first kind in
+/// [`crate::kinds::lookup_order`]
 /// that has one.
 pub fn find(
     src: &dyn RecordSource,
@@ -42,7 +27,7 @@ pub fn find(
 ) -> Result<Option<Record>, MutateError> {
     let kinds: Vec<Kind> = match kind {
         Some(k) => vec![k],
-        None => LOOKUP_ORDER.to_vec(),
+        None => crate::kinds::lookup_order(),
     };
     for k in kinds {
         if let Some(rec) = src.get(&CaseHash::of(k, id))? {
@@ -124,10 +109,7 @@ pub fn with_field(rec: &Record, field: &str, value: &str) -> Result<Record, Muta
     let mut out = rec.clone();
     let invalid =
         |reason: &str| MutateError::InvalidValue { field: field.into(), reason: reason.into() };
-    let table_row = matches!(
-        rec.kind,
-        Kind::IndexRow | Kind::DistillRow | Kind::HitRow | Kind::MetricRow | Kind::ChangeRow
-    );
+    let table_row = crate::kinds::info(rec.kind).table_row;
     let single_line =
         table_row || field == "id" || (rec.kind == Kind::Bottleneck && field == "title");
     if single_line && value.contains(['\n', '\r']) {
@@ -147,19 +129,16 @@ pub fn with_field(rec: &Record, field: &str, value: &str) -> Result<Record, Muta
     } else if field == "body" && rec.body().is_some() {
         out.set_body(value);
     } else {
-        let prefix = match rec.kind {
-            Kind::Entry | Kind::Gap => format!("{field}: "),
-            Kind::QueueItem => format!("- {field}: "),
-            _ => {
-                let available: Vec<&str> = rec.fields().map(|(k, _)| k).collect();
-                return Err(MutateError::UnknownField {
-                    kind: rec.kind,
-                    id: rec.id.clone(),
-                    field: field.into(),
-                    available: available.join(", "),
-                });
-            }
+        let Some(lead) = crate::kinds::info(rec.kind).new_field_prefix else {
+            let available: Vec<&str> = rec.fields().map(|(k, _)| k).collect();
+            return Err(MutateError::UnknownField {
+                kind: rec.kind,
+                id: rec.id.clone(),
+                field: field.into(),
+                available: available.join(", "),
+            });
         };
+        let prefix = format!("{lead}{field}: ");
         if parse::keyline::split(&format!("{field}: x")).is_none_or(|kl| kl.key != field) {
             return Err(invalid("a new field name must be letters, digits, '_' or '-'"));
         }

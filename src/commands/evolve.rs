@@ -4,6 +4,7 @@ use std::fmt::Write as _;
 use std::io::Read;
 use std::path::Path;
 
+use evokb_evolve::changelog::{self, ChangeKind};
 use evokb_evolve::deltas::{self as evolve, Actor, AddOutcome, MissingTriad};
 use evokb_evolve::queue::{self, Applied, NewItem};
 use evokb_export::layout::{role_of, FileRole, PL_DIR};
@@ -269,16 +270,20 @@ pub fn queue(root: Option<&Path>, cmd: &QueueCmd) -> CmdResult {
 /// The Evolution Result block of a task, from the change-log rows that name it.
 pub fn report(root: Option<&Path>, task: &str) -> CmdResult {
     let c = ctx(root)?;
-    let records = c.store.read()?.records()?;
-    let marker = format!("（task: {task}）");
-    let changes: Vec<String> = records
+    let txn = c.store.read()?;
+    let events = changelog::events_of_task(&txn, task)?;
+    let changes: Vec<String> = events
         .iter()
-        .filter(|r| r.kind == Kind::ChangeRow)
-        .filter_map(|r| {
-            r.field("change").filter(|v| v.contains(&marker)).map(|v| v.replace(&marker, ""))
+        .map(|e| {
+            if e.subject.is_empty() {
+                e.kind.verb().to_string()
+            } else {
+                format!("{} {}", e.kind.verb(), e.subject)
+            }
         })
         .collect();
-    let count = |prefix: &str| changes.iter().filter(|c| c.starts_with(prefix)).count();
+    let count = |kind: ChangeKind| events.iter().filter(|e| e.kind == kind).count();
+    let records = txn.records()?;
     let pending_tier2 = records
         .iter()
         .filter(|r| {
@@ -287,7 +292,7 @@ pub fn report(root: Option<&Path>, task: &str) -> CmdResult {
                 && r.field("status").map(str::trim) == Some("pending")
         })
         .count();
-    let merged = count("add ") + count("negate ") + count("queue merge ") + count("apply ");
+    let merged = events.iter().filter(|e| e.kind.merges()).count();
     let verdict = if changes.is_empty() { "[EVOLVE_SKIP]" } else { "EVOLVE_COMPLETED" };
     let mut out = String::new();
     let _ = writeln!(out, "## Evolution Result\n");
@@ -296,13 +301,13 @@ pub fn report(root: Option<&Path>, task: &str) -> CmdResult {
         ("task", task.to_string()),
         ("verdict", verdict.to_string()),
         ("merged_tier0", merged.to_string()),
-        ("updated", count("update ").to_string()),
-        ("deprecated", count("deprecate ").to_string()),
-        ("enqueued", count("queue add ").to_string()),
-        ("confirmed", count("queue confirm ").to_string()),
+        ("updated", count(ChangeKind::Update).to_string()),
+        ("deprecated", count(ChangeKind::Deprecate).to_string()),
+        ("enqueued", count(ChangeKind::QueueAdd).to_string()),
+        ("confirmed", count(ChangeKind::QueueConfirm).to_string()),
         ("pending_tier2", pending_tier2.to_string()),
-        ("conflicts", changes.iter().filter(|c| c.contains("failed")).count().to_string()),
-        ("consolidation", count("consolidate ").to_string()),
+        ("conflicts", count(ChangeKind::ApplyFailed).to_string()),
+        ("consolidation", count(ChangeKind::Consolidate).to_string()),
         ("stats_updated", (!changes.is_empty()).to_string()),
     ] {
         let _ = writeln!(out, "- {k}: {v}");

@@ -5,7 +5,6 @@ use std::path::Path;
 
 use evokb_evolve::hits::{hit_counts, record_hit};
 use evokb_store::search::SearchQuery;
-use evokb_store::Kind;
 use serde_json::json;
 
 use super::{ok, print, print_json};
@@ -104,7 +103,7 @@ pub fn hits(root: Option<&Path>, since: Option<&str>, json_out: bool) -> CmdResu
     let counts = hit_counts(&records, since);
     let mut zero: Vec<&str> = records
         .iter()
-        .filter(|r| matches!(r.kind, Kind::Entry | Kind::Bottleneck))
+        .filter(|r| evokb_export::kinds::info(r.kind).hit_target)
         .map(|r| r.id.as_str())
         .filter(|id| !counts.iter().any(|c| c.id == *id))
         .collect();

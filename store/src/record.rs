@@ -10,85 +10,62 @@ use std::fmt;
 
 use serde::{Deserialize, Serialize};
 
-/// The kinds of record the store holds. The tag strings are part of the key derivation and of
-/// the on-disk format: never rename one.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
-#[non_exhaustive]
-pub enum Kind {
+/// Declares [`Kind`] from one line per kind: the variant, its stable tag and what it is. Every
+/// other list of kinds (`Kind::ALL`, tag lookup) is generated from these lines, so adding a
+/// kind here is the only edit the store needs; the compiler then points at the one
+/// exhaustive match in `evokb-export`'s kind table that must describe it.
+macro_rules! kinds {
+    ($( $(#[$doc:meta])* $variant:ident = $tag:literal, )+) => {
+        /// The kinds of record the store holds. The tag strings are part of the key derivation
+        /// and of the on-disk format: never rename one.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+        pub enum Kind {
+            $( $(#[$doc])* $variant, )+
+        }
+
+        impl Kind {
+            /// Every kind, in declaration (and tag) order.
+            pub const ALL: &'static [Kind] = &[$(Kind::$variant),+];
+
+            /// The stable tag used in keys, digests and JSON output.
+            pub fn tag(self) -> &'static str {
+                match self {
+                    $(Kind::$variant => $tag,)+
+                }
+            }
+        }
+    };
+}
+
+kinds! {
     /// A front-matter entry of a topic file (patterns, traps, cases, constants, ALG entries).
-    Entry,
+    Entry = "entry",
     /// One row of an `INDEX.md` routing table.
-    IndexRow,
+    IndexRow = "index_row",
     /// A `## BP_…：…` bottleneck pattern.
-    Bottleneck,
+    Bottleneck = "bottleneck",
     /// A `## VP-YYYY-NNNN` review-queue item.
-    QueueItem,
+    QueueItem = "queue_item",
     /// A `### CG-YYYY-NNNN` capability gap with its yaml block.
-    Gap,
+    Gap = "gap",
     /// A row of the stats distillation log (§1).
-    DistillRow,
+    DistillRow = "distill_row",
     /// A row of the stats hit table (§2).
-    HitRow,
+    HitRow = "hit_row",
     /// A row of the stats metrics table (§3).
-    MetricRow,
+    MetricRow = "metric_row",
     /// A row of the stats change log (§4).
-    ChangeRow,
+    ChangeRow = "change_row",
     /// One line of `kb_search_log.jsonl`.
-    SearchEvent,
+    SearchEvent = "search_event",
     /// A repro script: its path and content hash.
-    Repro,
+    Repro = "repro",
 }
 
 impl Kind {
-    /// Every kind, in tag order.
-    pub const ALL: [Kind; 11] = [
-        Kind::Entry,
-        Kind::IndexRow,
-        Kind::Bottleneck,
-        Kind::QueueItem,
-        Kind::Gap,
-        Kind::DistillRow,
-        Kind::HitRow,
-        Kind::MetricRow,
-        Kind::ChangeRow,
-        Kind::SearchEvent,
-        Kind::Repro,
-    ];
-
-    /// The stable tag used in keys, digests and JSON output.
-    pub fn tag(self) -> &'static str {
-        match self {
-            Kind::Entry => "entry",
-            Kind::IndexRow => "index_row",
-            Kind::Bottleneck => "bottleneck",
-            Kind::QueueItem => "queue_item",
-            Kind::Gap => "gap",
-            Kind::DistillRow => "distill_row",
-            Kind::HitRow => "hit_row",
-            Kind::MetricRow => "metric_row",
-            Kind::ChangeRow => "change_row",
-            Kind::SearchEvent => "search_event",
-            Kind::Repro => "repro",
-        }
-    }
-
     /// Parses a tag produced by [`Kind::tag`].
     pub fn from_tag(tag: &str) -> Option<Kind> {
-        Kind::ALL.into_iter().find(|k| k.tag() == tag)
-    }
-
-    /// Whether an id of this kind names one thing, so that a second occurrence is an error.
-    /// Table rows without a key column get positional ids instead and are never duplicates.
-    pub fn has_unique_ids(self) -> bool {
-        matches!(
-            self,
-            Kind::Entry
-                | Kind::IndexRow
-                | Kind::Bottleneck
-                | Kind::QueueItem
-                | Kind::Gap
-                | Kind::Repro
-        )
+        Kind::ALL.iter().copied().find(|k| k.tag() == tag)
     }
 }
 

@@ -5,6 +5,7 @@
 mod support;
 
 mod analytics;
+mod changelog;
 mod concurrency;
 mod crash;
 mod evolution;

@@ -76,7 +76,7 @@ pub fn split_row(content: &str) -> Option<Row<'_>> {
     Some(Row { prefix, cells, closed, suffix: &content[suffix_start..] })
 }
 
-/// Writes any text as the value of one table cell: `\` and `|` are backslash-escaped (as
+/// Writes any text as the value of one table cell: `\`, `|` and backticks are backslash-escaped (as
 /// CommonMark tables read them) and line breaks become `<br>`, so the value always stays one
 /// cell on one line. Surrounding whitespace is trimmed: the parser gives it to the cell's
 /// padding. [`unescape_cell`] gives the (trimmed) text back.
@@ -87,6 +87,9 @@ pub fn escape_cell(text: &str) -> String {
         match c {
             '\\' => out.push_str("\\\\"),
             '|' => out.push_str("\\|"),
+            '`' => out.push_str("\\`"),
+            // A literal `<` is escaped, so `<br>` always means a line break.
+            '<' => out.push_str("\\<"),
             '\r' => {
                 if chars.peek() == Some(&'\n') {
                     chars.next();
@@ -113,6 +116,12 @@ pub fn unescape_cell(cell: &str) -> String {
             rest = r;
         } else if let Some(r) = rest.strip_prefix("\\|") {
             out.push('|');
+            rest = r;
+        } else if let Some(r) = rest.strip_prefix("\\`") {
+            out.push('`');
+            rest = r;
+        } else if let Some(r) = rest.strip_prefix("\\<") {
+            out.push('<');
             rest = r;
         } else {
             out.push(c);
@@ -255,7 +264,7 @@ fn table_row(
         prose_line(b, line);
         return;
     }
-    let id = if spec.kind.has_unique_ids() {
+    let id = if crate::kinds::info(spec.kind).unique_ids {
         base
     } else {
         // Rows without a key column of their own are told apart by occurrence, so ids stay
