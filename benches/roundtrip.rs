@@ -14,7 +14,7 @@ const ENTRIES: usize = 10_000;
 
 fn parse_all(root: &Path) -> usize {
     let mut n = 0;
-    for mf in layout::discover(root).expect("discover") {
+    for mf in layout::Layout::default().discover(root).expect("discover") {
         let text = std::fs::read_to_string(root.join(&mf.path)).expect("read");
         let (pf, _) = parse::parse_file(mf.role, &mf.path, &text);
         n += pf.records.len();

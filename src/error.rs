@@ -119,6 +119,7 @@ impl From<ImportError> for CommandError {
             }
             ImportError::Io { .. } => CommandError::new(ErrorKind::Store, message),
             ImportError::Follow { .. } => CommandError::new(ErrorKind::Conflict, message),
+            ImportError::Layout(_) => CommandError::new(ErrorKind::InvalidInput, message),
             ImportError::Store(_) => CommandError::new(ErrorKind::Store, message),
             _ => CommandError::new(ErrorKind::Store, message),
         }
@@ -134,6 +135,12 @@ impl From<RenderError> for CommandError {
             RenderError::Derived(err) => (*err).into(),
             _ => CommandError::new(ErrorKind::Store, message),
         }
+    }
+}
+
+impl From<evokb_export::layout::LayoutError> for CommandError {
+    fn from(err: evokb_export::layout::LayoutError) -> Self {
+        CommandError::new(ErrorKind::InvalidInput, err.to_string())
     }
 }
 

@@ -140,19 +140,8 @@ pub fn snapshot(kb_root: &Path, store: &Store, message: &str) -> CmdResult<Snaps
 }
 
 /// The managed paths, as `.gitattributes` patterns relative to the repository root.
-fn attribute_patterns(prefix: &str) -> Vec<String> {
-    [
-        format!("{}/*.md", layout::PL_DIR),
-        layout::BOTTLENECKS.to_string(),
-        layout::ALG_CANDIDATES.to_string(),
-        layout::QUEUE.to_string(),
-        layout::STATS.to_string(),
-        layout::GAPS.to_string(),
-        layout::SEARCH_LOG.to_string(),
-    ]
-    .into_iter()
-    .map(|p| format!("{prefix}{p}"))
-    .collect()
+fn attribute_patterns(prefix: &str, lay: &layout::Layout) -> Vec<String> {
+    lay.patterns().into_iter().map(|p| format!("{prefix}{p}")).collect()
 }
 
 /// Registers `evokb merge-driver` for the managed files: `.gitattributes` lines and the
@@ -163,7 +152,8 @@ pub fn register_merge_driver(kb_root: &Path) -> CmdResult<Option<PathBuf>> {
     let attributes = workdir.join(".gitattributes");
     let mut text = std::fs::read_to_string(&attributes).unwrap_or_default();
     let mut changed = false;
-    for pattern in attribute_patterns(&prefix) {
+    let lay = layout::Layout::load(kb_root)?;
+    for pattern in attribute_patterns(&prefix, &lay) {
         let line = format!("{pattern} merge=evokb");
         if !text.lines().any(|l| l.trim() == line) {
             if !text.is_empty() && !text.ends_with('\n') {

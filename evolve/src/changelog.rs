@@ -13,9 +13,10 @@
 
 use std::collections::HashMap;
 
+use evokb_export::layout::Layout;
 use evokb_export::mutate::commit_file;
 use evokb_export::parse::table::{escape_cell, row_segments, split_row, unescape_cell, TableSpec};
-use evokb_export::{layout, parse, MutateError};
+use evokb_export::{parse, MutateError};
 use evokb_store::{Kind, LayoutItem, Record, Segment, WriteTxn};
 
 /// Who is acting, for which task, on which day.
@@ -171,7 +172,8 @@ pub fn parse(row: &Record) -> Option<ChangeEvent> {
 /// Appends `event` as a row after the change log's last row, in the open transaction. A
 /// `stats.md` without a change-log table is left alone.
 pub fn append(w: &mut WriteTxn, event: &ChangeEvent) -> Result<(), MutateError> {
-    let Some(mut file) = w.file(layout::STATS)? else { return Ok(()) };
+    let stats = Layout::of(&*w)?.stats;
+    let Some(mut file) = w.file(&stats)? else { return Ok(()) };
     let mut last = None;
     let mut same_key = 0;
     let (date, by) = (escape_cell(&event.date), escape_cell(&event.by));
@@ -205,7 +207,7 @@ pub fn append(w: &mut WriteTxn, event: &ChangeEvent) -> Result<(), MutateError> 
     let rec = Record {
         kind: Kind::ChangeRow,
         id,
-        file: layout::STATS.into(),
+        file: stats.clone(),
         segments: row_segments(&row, "\n", &spec),
     };
     let mut overrides = HashMap::new();
@@ -250,7 +252,7 @@ pub fn events_of_task(
     src: &dyn evokb_export::render::RecordSource,
     task: &str,
 ) -> Result<Vec<ChangeEvent>, MutateError> {
-    let Some(file) = src.layout(layout::STATS)? else { return Ok(Vec::new()) };
+    let Some(file) = src.layout(&Layout::of(src)?.stats)? else { return Ok(Vec::new()) };
     let mut out = Vec::new();
     for item in &file.items {
         let LayoutItem::Record(k) = item else { continue };

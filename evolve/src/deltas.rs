@@ -19,7 +19,7 @@ use std::collections::{BTreeSet, HashMap};
 use evokb_store::{CaseHash, Kind, Record, Store, WriteTxn};
 
 use crate::rules::{has_stamp, is_negative, jaccard, repro_path, token_set};
-use evokb_export::layout::{self, FileRole};
+use evokb_export::layout::{FileRole, Layout};
 use evokb_export::mutate::{commit_file, ensure_trailing_newline};
 use evokb_export::parse::parse_file;
 use evokb_export::MutateError;
@@ -75,7 +75,8 @@ pub fn triad_gaps(w: &WriteTxn, rec: &Record) -> Result<Vec<String>, MutateError
     if !rec.field("toolchain").is_some_and(has_stamp) {
         gaps.push("a toolchain stamp".to_string());
     }
-    match rec.field("repro").and_then(repro_path) {
+    let repro_dir = Layout::of(w)?.repro;
+    match rec.field("repro").and_then(|v| repro_path(v, &repro_dir)) {
         Some(p) if w.record_by_id(Kind::Repro, &p)?.is_some() => {}
         Some(p) => gaps.push(format!("the repro '{p}' (it does not exist)")),
         None => gaps.push("a repro script".to_string()),
@@ -135,7 +136,7 @@ pub fn add(
     negative: bool,
     missing_triad: MissingTriad,
 ) -> Result<AddOutcome, MutateError> {
-    if layout::role_of(path) != Some(FileRole::Topic) {
+    if Layout::of(&store.read()?)?.role_of(path) != Some(FileRole::Topic) {
         return Err(MutateError::UnknownFile { path: path.into() });
     }
     let (parsed, diags) = parse_file(FileRole::Topic, path, text);

@@ -7,9 +7,10 @@
 
 use std::collections::HashMap;
 
+use evokb_export::layout::Layout;
 use evokb_export::mutate::{checked_parse, with_field};
 use evokb_export::render::RecordSource;
-use evokb_export::{layout, DeriveRows, MutateError, Plan};
+use evokb_export::{DeriveRows, MutateError, Plan};
 use evokb_store::{CaseHash, Kind, Record};
 
 /// The derived rows of `stats.md`, given the metric values to publish.
@@ -24,7 +25,7 @@ impl DeriveRows for StatsRows {
     fn plan(&self, src: &dyn RecordSource) -> Result<Plan, MutateError> {
         let mut plan =
             Plan { clears_tallies: !src.pending_tallies()?.is_empty(), ..Plan::default() };
-        let Some(mut stats) = src.layout(layout::STATS)? else { return Ok(plan) };
+        let Some(mut stats) = src.layout(&Layout::of(src)?.stats)? else { return Ok(plan) };
         let mut overrides: HashMap<CaseHash, Record> = HashMap::new();
         for (key, value) in &self.metrics {
             let Some(row) = src.get(&CaseHash::of(Kind::MetricRow, key))? else { continue };

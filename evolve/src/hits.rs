@@ -16,7 +16,7 @@ use evokb_store::{
     SyncMark, Tally,
 };
 
-use evokb_export::layout;
+use evokb_export::layout::Layout;
 use evokb_export::mutate::ensure_trailing_newline;
 use evokb_export::parse::jsonl::event_id;
 use evokb_export::render::{render_layout, write_atomic, RecordSource};
@@ -71,7 +71,8 @@ pub fn record_hit(
 ) -> Result<HitReport, MutateError> {
     let line = log_line(ts, query, returned, task);
     let mut w = store.write()?;
-    let path = layout::SEARCH_LOG;
+    let log_path = Layout::of(&w)?.search_log;
+    let path = log_path.as_str();
     let mut file = w.file(path)?.unwrap_or(FileLayout { path: path.into(), items: Vec::new() });
     let mut overrides = std::collections::HashMap::new();
     ensure_trailing_newline(&mut w, &mut file, &mut overrides)?;
@@ -350,7 +351,8 @@ pub(crate) fn fold_tallies_into_hit_table(
 /// How many search events of the log returned each id.
 fn event_totals(src: &dyn RecordSource) -> Result<HashMap<String, u64>, StoreError> {
     let mut out = HashMap::new();
-    let Some(log) = src.layout(layout::SEARCH_LOG)? else { return Ok(out) };
+    let lay = Layout::of(src)?;
+    let Some(log) = src.layout(&lay.search_log)? else { return Ok(out) };
     let mut events = Vec::new();
     for item in &log.items {
         if let LayoutItem::Record(k) = item {

@@ -13,7 +13,7 @@ use evokb_store::{CaseHash, Kind, LayoutItem, Record, Store, WriteTxn};
 
 use crate::changelog::{log, Actor, ChangeKind};
 use crate::rules::{has_stamp, repro_path};
-use evokb_export::layout::{self, FileRole};
+use evokb_export::layout::{FileRole, Layout};
 use evokb_export::mutate::{commit_file, set_field_in};
 use evokb_export::parse::parse_file;
 use evokb_export::MutateError;
@@ -168,9 +168,8 @@ pub fn add_in(w: &mut WriteTxn, n: &NewItem, actor: &Actor<'_>) -> Result<String
     let id = next_id(w, year)?;
     let text = item_text(&id, n, actor);
     let rec = parse_item(&text)?;
-    let mut file = w
-        .file(layout::QUEUE)?
-        .ok_or_else(|| MutateError::UnknownFile { path: layout::QUEUE.into() })?;
+    let queue = Layout::of(&*w)?.queue;
+    let mut file = w.file(&queue)?.ok_or(MutateError::UnknownFile { path: queue })?;
     let at = pending_slot(w, &file.items, n.kind.starts_with('R'))?;
     file.items.insert(at, LayoutItem::Record(rec.case_hash()));
     let mut overrides = HashMap::new();
@@ -264,7 +263,7 @@ pub fn confirm(
     let counted = if fast_track {
         let repro_ok = rec
             .field("repro")
-            .and_then(repro_path)
+            .and_then(|v| repro_path(v, &Layout::of(&w).map(|l| l.repro).unwrap_or_default()))
             .is_some_and(|p| w.record_by_id(Kind::Repro, &p).ok().flatten().is_some());
         if !repro_ok || !rec.field("toolchain_stamp").is_some_and(has_stamp) {
             return Err(invalid(format!("{vp} has no existing repro and toolchain stamp: the fast track needs the full triad")));
@@ -325,7 +324,8 @@ fn last_field_line_end(text: &str) -> Option<usize> {
 
 /// Parses the text of one queue item.
 fn parse_item(text: &str) -> Result<Record, MutateError> {
-    let (pf, diags) = parse_file(FileRole::Queue, layout::QUEUE, text);
+    // The path only labels diagnostics: the item's text is parsed on its own.
+    let (pf, diags) = parse_file(FileRole::Queue, "queue item", text);
     if let Some(d) = diags.iter().find(|d| d.is_error()) {
         return Err(invalid(d.to_string()));
     }
@@ -345,9 +345,8 @@ fn replace_item_text(w: &mut WriteTxn, rec: &Record, new_text: &str) -> Result<(
 /// Moves a decided item to the end of the `## Decided` section.
 fn archive(w: &mut WriteTxn, vp: &str) -> Result<(), MutateError> {
     let key = CaseHash::of(Kind::QueueItem, vp);
-    let mut file = w
-        .file(layout::QUEUE)?
-        .ok_or_else(|| MutateError::UnknownFile { path: layout::QUEUE.into() })?;
+    let queue = Layout::of(&*w)?.queue;
+    let mut file = w.file(&queue)?.ok_or(MutateError::UnknownFile { path: queue })?;
     let decided_at = file.items.iter().position(
         |i| matches!(i, LayoutItem::Prose(p) if p.lines().any(|l| l.starts_with("## Decided"))),
     );
@@ -522,7 +521,7 @@ pub fn merge(
     let target = rec.field("target_doc").unwrap_or("").trim().to_string();
     let anchor = if let Some(at) = delta.find("---\nid:") {
         let entry_text = &delta[at..];
-        let path = if layout::role_of(&target) == Some(FileRole::Topic) {
+        let path = if Layout::of(&store.read()?)?.role_of(&target) == Some(FileRole::Topic) {
             target.clone()
         } else {
             return Err(invalid(format!("{vp} carries an entry but its target '{target}' is not a pattern-library topic file")));
@@ -680,7 +679,7 @@ pub fn apply(
                 })?;
                 evokb_export::render::write_atomic(&target, new_text.as_bytes(), None)?;
                 written.push((target, before));
-                touched_managed |= layout::role_of(&target_rel).is_some();
+                touched_managed |= Layout::of(&w)?.role_of(&target_rel).is_some();
                 let short: String = anchor.lines().next().unwrap_or("").chars().take(60).collect();
                 decide(
                     &mut w,

@@ -13,7 +13,7 @@ use evokb_store::search::tokenize::CjkBigramTokenizer;
 use evokb_store::{CaseHash, Kind, LayoutItem, ReadTxn, Record, Segment, StoreError};
 use serde::{Deserialize, Serialize};
 
-use evokb_export::layout::{self, FileRole};
+use evokb_export::layout::{FileRole, Layout};
 
 /// A lint finding.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, PartialOrd, Ord)]
@@ -78,6 +78,14 @@ impl Default for Budgets {
 struct ConfigFile {
     #[serde(default)]
     budget: Budgets,
+    /// Read by `evokb_export::layout::Layout::load`.
+    #[serde(default)]
+    #[allow(dead_code)]
+    layout: Option<toml::Value>,
+    /// The current toolchain stamp, read by `stale`.
+    #[serde(default)]
+    #[allow(dead_code)]
+    toolchain: Option<toml::Value>,
 }
 
 /// Reads `evokb.toml` at the root, if there is one.
@@ -95,16 +103,20 @@ pub fn load_budgets(root: &Path) -> Result<Budgets, String> {
 
 impl Budgets {
     /// The byte budget of a managed file, if it has one.
-    pub fn for_file(&self, path: &str) -> Option<u64> {
+    pub fn for_file(&self, path: &str, lay: &Layout) -> Option<u64> {
         if let Some(b) = self.files.get(path) {
             return Some(*b);
         }
-        match path {
-            layout::INDEX => Some(self.index),
-            layout::BOTTLENECKS => Some(self.bottleneck),
-            layout::ALG_CANDIDATES => Some(self.algorithm_candidates),
-            p if layout::role_of(p) == Some(FileRole::Topic) => Some(self.topic),
-            _ => None,
+        if path == lay.index {
+            Some(self.index)
+        } else if path == lay.bottlenecks {
+            Some(self.bottleneck)
+        } else if path == lay.algorithm_candidates {
+            Some(self.algorithm_candidates)
+        } else if lay.role_of(path) == Some(FileRole::Topic) {
+            Some(self.topic)
+        } else {
+            None
         }
     }
 }
@@ -159,13 +171,13 @@ pub fn has_stamp(toolchain: &str) -> bool {
 
 /// The repro path a `repro` value names, if it names one (`repro-missing…`, `none` and empty
 /// name none; the old lint took `repro-missing（…）` for a path).
-pub fn repro_path(value: &str) -> Option<String> {
+pub fn repro_path(value: &str, repro_dir: &str) -> Option<String> {
     let v = value.trim();
     if v.is_empty() || v == "none" || v.starts_with("repro-missing") {
         return None;
     }
     let name = v.strip_prefix("repro/").unwrap_or(v);
-    Some(format!("{}/{name}", layout::REPRO_DIR))
+    Some(format!("{repro_dir}/{name}"))
 }
 
 /// What lint needs besides the store.
@@ -195,10 +207,11 @@ pub fn lint(txn: &ReadTxn, input: &LintInput<'_>) -> Result<Vec<Finding>, StoreE
                 message: msg,
             });
         };
-    if txn.file(layout::INDEX)?.is_none() {
+    let lay = Layout::of(txn)?;
+    if txn.file(&lay.index)?.is_none() {
         push(
             None,
-            layout::INDEX,
+            &lay.index,
             0,
             "KB-FILE",
             "error",
@@ -210,7 +223,7 @@ pub fn lint(txn: &ReadTxn, input: &LintInput<'_>) -> Result<Vec<Finding>, StoreE
     let repro_named: HashSet<String> = records
         .iter()
         .filter(|r| r.kind == Kind::Entry)
-        .filter_map(|r| r.field("repro").and_then(repro_path))
+        .filter_map(|r| r.field("repro").and_then(|v| repro_path(v, &lay.repro)))
         .collect();
     let repro_files: BTreeMap<&str, &Record> =
         records.iter().filter(|r| r.kind == Kind::Repro).map(|r| (r.id.as_str(), r)).collect();
@@ -220,9 +233,17 @@ pub fn lint(txn: &ReadTxn, input: &LintInput<'_>) -> Result<Vec<Finding>, StoreE
         let file_dir = file_dir.parent().unwrap_or(input.root);
         match rec.kind {
             Kind::Entry => {
-                let is_alg = rec.id.starts_with("ALG-") || rec.file == layout::ALG_CANDIDATES;
+                let is_alg = rec.id.starts_with("ALG-") || rec.file == lay.algorithm_candidates;
                 if !is_alg {
-                    lint_entry(rec, start, input.root, &index_ids, &repro_files, &mut push);
+                    lint_entry(
+                        rec,
+                        start,
+                        input.root,
+                        &index_ids,
+                        &repro_files,
+                        &lay.repro,
+                        &mut push,
+                    );
                 }
             }
             Kind::QueueItem => lint_queue_item(rec, start, &mut push),
@@ -281,7 +302,7 @@ pub fn lint(txn: &ReadTxn, input: &LintInput<'_>) -> Result<Vec<Finding>, StoreE
         }
     }
     for layout in txn.files()? {
-        if let Some(budget) = input.budgets.for_file(&layout.path) {
+        if let Some(budget) = input.budgets.for_file(&layout.path, &lay) {
             let bytes = evokb_export::render::render_layout(txn, &layout)
                 .map(|t| t.len() as u64)
                 .unwrap_or(0);
@@ -302,6 +323,7 @@ fn lint_entry(
     root: &Path,
     index_ids: &HashSet<&str>,
     repro_files: &BTreeMap<&str, &Record>,
+    repro_dir: &str,
     push: &mut Push<'_>,
 ) {
     let missing: Vec<&str> = ["id", "kind", "status", "origin_task", "toolchain", "repro"]
@@ -361,7 +383,7 @@ fn lint_entry(
             "the toolchain has no stamp (a year, build, commit or CANN version)".into(),
         );
     }
-    if let Some(path) = rec.field("repro").and_then(repro_path) {
+    if let Some(path) = rec.field("repro").and_then(|v| repro_path(v, repro_dir)) {
         if repro_files.contains_key(path.as_str()) {
             lint_repro(
                 rec,
@@ -536,10 +558,11 @@ pub struct BudgetRow {
 /// Checks every managed file and repro against its budget.
 pub fn budget(txn: &ReadTxn, budgets: &Budgets) -> Result<Vec<BudgetRow>, StoreError> {
     let records = txn.records()?;
+    let lay = Layout::of(txn)?;
     let mut out = Vec::new();
     for layout in txn.files()? {
         let text = evokb_export::render::render_layout(txn, &layout).unwrap_or_default();
-        let budget = budgets.for_file(&layout.path);
+        let budget = budgets.for_file(&layout.path, &lay);
         let bytes = text.len() as u64;
         let over = budget.is_some_and(|b| bytes > b);
         let mut candidates = Vec::new();
@@ -713,9 +736,12 @@ mod tests {
 
     #[test]
     fn repro_missing_with_a_note_is_not_a_path() {
-        assert_eq!(repro_path("repro-missing（知识域最小 repro 待回填）"), None);
-        assert_eq!(repro_path("none"), None);
-        assert!(repro_path("repro/TRAP-x.py").is_some_and(|p| p.ends_with("/repro/TRAP-x.py")));
+        let dir = Layout::default().repro;
+        assert_eq!(repro_path("repro-missing（知识域最小 repro 待回填）", &dir), None);
+        assert_eq!(repro_path("none", &dir), None);
+        assert!(
+            repro_path("repro/TRAP-x.py", &dir).is_some_and(|p| p.ends_with("/repro/TRAP-x.py"))
+        );
     }
 
     #[test]

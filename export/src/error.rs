@@ -65,6 +65,9 @@ pub enum ImportError {
         /// Why the row could not change.
         reason: String,
     },
+    /// The declared layout cannot be used.
+    #[error(transparent)]
+    Layout(#[from] crate::layout::LayoutError),
     /// The store failed.
     #[error(transparent)]
     Store(#[from] StoreError),
@@ -177,6 +180,9 @@ pub enum MutateError {
     /// A layout names a missing record.
     #[error(transparent)]
     Render(#[from] RenderError),
+    /// The store's layout cannot be read.
+    #[error(transparent)]
+    Layout(#[from] crate::layout::LayoutError),
     /// The store failed.
     #[error(transparent)]
     Store(#[from] StoreError),

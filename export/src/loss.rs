@@ -25,7 +25,7 @@ const NAMED_IDS: usize = 5;
 /// Reads every managed file under `root` (failing as `import` does on malformed files) and
 /// returns one warning per structural problem, with the records it cost against `store`.
 pub fn structural_warnings(root: &Path, store: &Store) -> Result<Vec<Diagnostic>, ImportError> {
-    let kb = read_kb(root)?;
+    let kb = read_kb(root, &crate::layout::Layout::load(root)?)?;
     structural_warnings_of(&kb, &store.read()?)
 }
 

@@ -12,7 +12,7 @@ use evokb_store::{CaseHash, FileLayout, Kind, LayoutItem, Record, Segment, Store
 
 use crate::diag::Diagnostic;
 use crate::error::MutateError;
-use crate::layout::{self, FileRole};
+use crate::layout::{FileRole, Layout};
 use crate::parse::{self, frontmatter, normalize, parse_file};
 use crate::render::RecordSource;
 use crate::text::dominant_eol;
@@ -247,8 +247,9 @@ pub fn checked_parse(
     overrides: &HashMap<CaseHash, Record>,
 ) -> Result<CheckedFile, MutateError> {
     let path = layout.path.clone();
-    let role =
-        layout::role_of(&path).ok_or_else(|| MutateError::UnknownFile { path: path.clone() })?;
+    let role = Layout::of(src)?
+        .role_of(&path)
+        .ok_or_else(|| MutateError::UnknownFile { path: path.clone() })?;
     let mut text = String::new();
     let mut expected: Vec<(CaseHash, Record)> = Vec::new();
     for item in &layout.items {
@@ -308,7 +309,8 @@ pub fn add_entries_in(
     path: &str,
     text: &str,
 ) -> Result<MutationReport, MutateError> {
-    if layout::role_of(path) != Some(FileRole::Topic) {
+    let lay = Layout::of(&*w)?;
+    if lay.role_of(path) != Some(FileRole::Topic) {
         return Err(MutateError::UnknownFile { path: path.into() });
     }
     let (parsed, diags) = parse_file(FileRole::Topic, path, text);
@@ -351,11 +353,11 @@ pub fn add_entries_in(
         overrides.insert(rec.case_hash(), rec.clone());
     }
     let mut report = MutationReport { changed: commit_file(w, layout, &overrides)? };
-    if let Some(mut index) = w.file(layout::INDEX)? {
+    if let Some(mut index) = w.file(&lay.index)? {
         let mut rows = HashMap::new();
         let topic = path.rsplit('/').next().unwrap_or(path);
         for pr in &parsed.records {
-            let row = index_row(&pr.record, dominant_eol(text));
+            let row = index_row(&pr.record, dominant_eol(text), &lay.index);
             insert_index_row(&mut index, topic, row.case_hash());
             rows.insert(row.case_hash(), row);
         }
@@ -389,7 +391,7 @@ pub fn ensure_trailing_newline(
 }
 
 /// The INDEX row for an entry: id, title as the one-line summary, status.
-fn index_row(entry: &Record, eol: &str) -> Record {
+fn index_row(entry: &Record, eol: &str, index_path: &str) -> Record {
     let title = frontmatter::truncate(frontmatter::title_of(entry.body().unwrap_or("")), 80);
     let summary = title.replace('|', "\\|");
     let status = entry.field("status").unwrap_or("").trim();
@@ -407,7 +409,7 @@ fn index_row(entry: &Record, eol: &str) -> Record {
         ),
         None => vec![Segment::Lit(line)],
     };
-    Record { kind: Kind::IndexRow, id: entry.id.clone(), file: layout::INDEX.into(), segments }
+    Record { kind: Kind::IndexRow, id: entry.id.clone(), file: index_path.into(), segments }
 }
 
 /// Puts a row reference after the last row of `topic`'s table, or in a new table section after

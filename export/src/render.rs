@@ -35,6 +35,8 @@ pub trait RecordSource {
     fn layouts(&self) -> Result<Vec<FileLayout>, StoreError>;
     /// The pending tallies (see [`evokb_store::Tally`]).
     fn pending_tallies(&self) -> Result<Vec<(String, Tally)>, StoreError>;
+    /// A store-wide setting (see [`evokb_store::ReadTxn::meta_value`]).
+    fn meta_value(&self, key: &str) -> Result<Option<Vec<u8>>, StoreError>;
 }
 
 macro_rules! source_for_txn {
@@ -51,6 +53,9 @@ macro_rules! source_for_txn {
             }
             fn pending_tallies(&self) -> Result<Vec<(String, Tally)>, StoreError> {
                 self.tallies()
+            }
+            fn meta_value(&self, key: &str) -> Result<Option<Vec<u8>>, StoreError> {
+                <$t>::meta_value(self, key)
             }
         }
     };
@@ -110,6 +115,9 @@ impl RecordSource for Overlay<'_> {
     fn pending_tallies(&self) -> Result<Vec<(String, Tally)>, StoreError> {
         // The overlay is what the store holds once the tallies are folded into their table.
         Ok(Vec::new())
+    }
+    fn meta_value(&self, key: &str) -> Result<Option<Vec<u8>>, StoreError> {
+        self.base.meta_value(key)
     }
 }
 

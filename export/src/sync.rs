@@ -26,7 +26,7 @@ use crate::derive::{self, DeriveRows};
 use crate::diag::Diagnostic;
 use crate::error::{Conflict, ImportError, RenderError};
 use crate::fsread::read_managed;
-use crate::layout::{self, ManagedFile};
+use crate::layout::{Layout, ManagedFile};
 use crate::parse::{parse_file, ParsedFile};
 use crate::render::{render_all, write_atomic, Overlay, RenderedFile};
 use crate::text::decode_utf8;
@@ -91,12 +91,12 @@ pub struct ReadKb {
 
 /// Reads and parses every managed file under `root`. Fails with every error found, so a user
 /// fixes them all in one go.
-pub fn read_kb(root: &Path) -> Result<ReadKb, ImportError> {
+pub fn read_kb(root: &Path, layout: &Layout) -> Result<ReadKb, ImportError> {
     let io = |path: &Path| {
         let path = path.to_path_buf();
         move |source| ImportError::Io { path, source }
     };
-    let managed = layout::discover(root).map_err(io(root))?;
+    let managed = layout.discover(root).map_err(io(root))?;
     let mut diags = Vec::new();
     let mut files = Vec::new();
     for mf in managed {
@@ -119,7 +119,7 @@ pub fn read_kb(root: &Path) -> Result<ReadKb, ImportError> {
         files.push(ReadFile { file: mf, bytes_hash: *blake3::hash(&bytes).as_bytes(), parsed });
     }
     let mut repros = Vec::new();
-    for path in layout::discover_repros(root).map_err(io(root))? {
+    for path in layout.discover_repros(root).map_err(io(root))? {
         match read_managed(root, &path) {
             Ok(bytes) => repros.push(repro_record(&path, &bytes)),
             Err(msg) => diags.push(Diagnostic::error(&path, 0, format!("repro script: {msg}"))),
@@ -197,7 +197,9 @@ pub fn import_in(
     root: &Path,
     opts: ImportOptions,
 ) -> Result<ImportReport, ImportError> {
-    let kb = read_kb(root)?;
+    let layout = Layout::load(root)?;
+    layout.store_in(txn)?;
+    let kb = read_kb(root, &layout)?;
     // Counted against the store as it was before this import, in the same transaction.
     let structural = crate::loss::structural_warnings_of(&kb, &*txn)?;
     if opts.strict && !structural.is_empty() {

@@ -7,7 +7,7 @@
 use std::fmt::Write as _;
 use std::path::Path;
 
-use crate::layout::{BOTTLENECKS, GAPS, INDEX, PL_DIR, QUEUE, SEARCH_LOG, STATS};
+use crate::layout::defaults::{BOTTLENECKS, GAPS, INDEX, PL_DIR, QUEUE, SEARCH_LOG, STATS};
 
 const TOPICS: [&str; 7] =
     ["layout", "elementwise", "attention", "traps-compiler", "traps-runtime", "constants", "cases"];

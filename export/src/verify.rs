@@ -6,7 +6,6 @@ use std::collections::{BTreeMap, HashMap};
 
 use evokb_store::{CaseHash, Kind, LayoutItem, Store, StoreError};
 
-use crate::layout;
 use crate::parse::parse_file;
 use crate::render::render_layout;
 
@@ -24,6 +23,7 @@ pub struct VerifyReport {
 /// Checks the store's integrity.
 pub fn verify(store: &Store) -> Result<VerifyReport, StoreError> {
     let txn = store.read()?;
+    let lay = crate::layout::Layout::of(&txn)?;
     let mut problems = Vec::new();
     let records = match txn.records() {
         Ok(r) => r,
@@ -59,7 +59,7 @@ pub fn verify(store: &Store) -> Result<VerifyReport, StoreError> {
                 Some(_) => {}
             }
         }
-        let Some(role) = layout::role_of(&layout.path) else {
+        let Some(role) = lay.role_of(&layout.path) else {
             problems.push(format!("'{}' is not a managed file path", layout.path));
             continue;
         };

@@ -7,7 +7,7 @@ use std::path::Path;
 use evokb_evolve::changelog::{self, ChangeKind};
 use evokb_evolve::deltas::{self as evolve, Actor, AddOutcome, MissingTriad};
 use evokb_evolve::queue::{self, Applied, NewItem};
-use evokb_export::layout::{role_of, FileRole, PL_DIR};
+use evokb_export::layout::{FileRole, Layout};
 use evokb_store::Kind;
 use serde_json::json;
 
@@ -62,12 +62,15 @@ fn read_source(source: Option<&Path>) -> CmdResult<String> {
     Ok(text)
 }
 
-fn topic_path(file: &str) -> String {
-    if role_of(file) == Some(FileRole::Topic) {
-        file.to_string()
-    } else {
-        format!("{PL_DIR}/{file}")
+/// A topic file named by its path, or by its file name in the folder of the layout's first
+/// topic glob (`traps-runtime.md`).
+fn topic_path(store: &evokb_store::Store, file: &str) -> CmdResult<String> {
+    let lay = Layout::of(&store.read()?)?;
+    if lay.role_of(file) == Some(FileRole::Topic) {
+        return Ok(file.to_string());
     }
+    let dir = lay.topics.first().and_then(|g| g.rsplit_once('/')).map_or("", |(d, _)| d);
+    Ok(if dir.is_empty() { file.to_string() } else { format!("{dir}/{file}") })
 }
 
 pub fn add(
@@ -84,7 +87,7 @@ pub fn add(
     let out = evolve::add(
         &c.store,
         &c.root,
-        &topic_path(file),
+        &topic_path(&c.store, file)?,
         &text,
         &actor(a, &c.today),
         negative,

@@ -3,7 +3,6 @@
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use evokb_export::layout::role_of;
 use evokb_export::merge::{merge_texts, MergeError};
 
 use super::ok;
@@ -77,10 +76,16 @@ pub fn register_merge_driver(_: &Path) -> CmdResult<Option<PathBuf>> {
 
 /// The role of a repository path, trying shorter suffixes when the knowledge base sits in a
 /// subdirectory of the repository.
+///
+/// git runs the driver at the repository root, so the knowledge base of each candidate split
+/// is the folder before it, whose `evokb.toml` (if any) declares the layout.
 fn role_of_repo_path(path: &str) -> Option<evokb_export::layout::FileRole> {
     let mut p = path;
     loop {
-        if let Some(role) = role_of(p) {
+        let kb_root = &path[..path.len() - p.len()];
+        let root = if kb_root.is_empty() { Path::new(".") } else { Path::new(kb_root) };
+        let lay = evokb_export::layout::Layout::load(root).unwrap_or_default();
+        if let Some(role) = lay.role_of(p) {
             return Some(role);
         }
         p = p.split_once('/')?.1;

@@ -88,7 +88,7 @@ pub fn import(
 /// `--strict`, so do structural problems.
 fn import_check(root: &Path, json_out: bool, strict: bool) -> CmdResult {
     let store = root::open_for_reading(root)?;
-    let kb = evokb_export::sync::read_kb(root)?;
+    let kb = evokb_export::sync::read_kb(root, &evokb_export::layout::Layout::load(root)?)?;
     let structural = evokb_export::loss::structural_warnings_of(&kb, &store.read()?)?;
     if strict && !structural.is_empty() {
         return Err(strict_error(structural));

@@ -370,6 +370,13 @@ macro_rules! read_methods {
             crate::query::run(&rows, &facets, filter)
         }
 
+        /// A store-wide setting stored by a higher layer (`setting.<key>` in the meta table).
+        pub fn meta_value(&self, key: &str) -> Result<Option<Vec<u8>>, StoreError> {
+            let table = self.txn.open_table(META)?;
+            let res = table.get(format!("setting.{key}").as_str())?.map(|v| v.value().to_vec());
+            Ok(res)
+        }
+
         /// Whether the named flag is set (flags are store-wide booleans in the meta table).
         pub fn flag(&self, name: &str) -> Result<bool, StoreError> {
             let table = self.txn.open_table(META)?;
@@ -500,6 +507,13 @@ impl WriteTxn {
         self.txn.open_table(crate::query::BY_FILE)?;
         let mut meta = self.txn.open_table(META)?;
         meta.insert(FORMAT_KEY, STORE_FORMAT.to_be_bytes().as_slice())?;
+        Ok(())
+    }
+
+    /// Sets a store-wide setting (see [`ReadTxn::meta_value`]).
+    pub fn set_meta_value(&mut self, key: &str, value: &[u8]) -> Result<(), StoreError> {
+        let mut table = self.txn.open_table(META)?;
+        table.insert(format!("setting.{key}").as_str(), value)?;
         Ok(())
     }
 

@@ -29,8 +29,8 @@ fn a_task_with_a_pipe_survives_import_render_check_and_report() {
     let task = "evil | extra";
     ok(kb.path(), &["update", "PL-1.9-blockwidth", "--set", "status=stale", "--task", task]);
     let report = round_trip_then_report(kb.path(), task);
-    let stats =
-        std::fs::read_to_string(kb.path().join(evokb_export::layout::STATS)).expect("stats");
+    let stats = std::fs::read_to_string(kb.path().join(evokb_export::layout::defaults::STATS))
+        .expect("stats");
     let row = stats.lines().rev().find(|l| l.contains("update PL-1.9-blockwidth")).expect("row");
     let cells = evokb_export::parse::table::split_row(row).expect("a row").cells.len();
     assert_eq!(cells, 3, "the row keeps its three cells: {row}");

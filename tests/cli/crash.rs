@@ -56,7 +56,8 @@ fn op(kind: usize, dir: &Path) -> Vec<String> {
 }
 
 fn managed_bytes(dir: &Path) -> Vec<(String, Vec<u8>)> {
-    layout::discover(dir)
+    layout::Layout::default()
+        .discover(dir)
         .expect("discover")
         .into_iter()
         .map(|m| {

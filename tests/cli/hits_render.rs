@@ -11,7 +11,7 @@ use evokb_store::Kind;
 
 use crate::support::*;
 
-const STATS: &str = layout::STATS;
+const STATS: &str = layout::defaults::STATS;
 
 fn hit_row_line(kb: &std::path::Path, entry: &str) -> String {
     let text = std::fs::read_to_string(kb.join(STATS)).expect("stats");
@@ -44,7 +44,8 @@ fn a_task_with_a_pipe_or_a_newline_survives_into_the_log_and_the_hit_table() {
         let out = evokb(kb.path(), &["render", "--check"]);
         assert_eq!(out.status.code(), Some(0), "{}", stdout(&out));
         // The log line is JSON, so the task comes back exactly.
-        let log = std::fs::read_to_string(kb.path().join(layout::SEARCH_LOG)).expect("log");
+        let log =
+            std::fs::read_to_string(kb.path().join(layout::defaults::SEARCH_LOG)).expect("log");
         let last: serde_json::Value =
             serde_json::from_str(log.lines().last().expect("a line")).expect("json line");
         assert_eq!(last["task"].as_str(), Some(task));
@@ -95,7 +96,7 @@ fn a_hand_kept_count_is_a_baseline_that_later_hits_add_to() {
     // A person counted 5 hits where the log holds 4 events: the 5 stands.
     let id = "CONST-capacity-910B2C";
     assert_eq!(cells(&hit_row_line(kb.path(), id))[1], "5");
-    let log = std::fs::read_to_string(kb.path().join(layout::SEARCH_LOG)).expect("log");
+    let log = std::fs::read_to_string(kb.path().join(layout::defaults::SEARCH_LOG)).expect("log");
     assert_eq!(log.matches(id).count(), 4);
     evokb_evolve::render::render_in_place(kb.path(), &store, false).expect("render");
     assert_eq!(
@@ -162,7 +163,8 @@ fn prefer_file_and_prefer_store_leave_the_entry_and_its_index_row_agreeing() {
         );
         evokb_evolve::render::render_in_place(kb.path(), &store, false).expect("render");
         assert!(evokb_evolve::render::check(kb.path(), &store).expect("check").is_empty());
-        let index = std::fs::read_to_string(kb.path().join(layout::INDEX)).expect("index");
+        let index =
+            std::fs::read_to_string(kb.path().join(layout::defaults::INDEX)).expect("index");
         let row = index.lines().find(|l| l.starts_with(&format!("| {id} "))).expect("row");
         assert!(row.trim_end().ends_with(&format!("| {want} |")), "{prefer:?}: {row}");
     }

@@ -7,7 +7,7 @@ use std::path::Path;
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
-use evokb_export::layout::{PL_DIR, QUEUE, REPRO_DIR};
+use evokb_export::layout::defaults::{PL_DIR, QUEUE, REPRO_DIR};
 
 use crate::support::*;
 
@@ -347,8 +347,8 @@ fn record_loss(corrupt: impl FnOnce(&Path), expect: &[&str]) {
     }
 }
 
-const BOTTLENECKS: &str = evokb_export::layout::BOTTLENECKS;
-const STATS: &str = evokb_export::layout::STATS;
+const BOTTLENECKS: &str = evokb_export::layout::defaults::BOTTLENECKS;
+const STATS: &str = evokb_export::layout::defaults::STATS;
 
 #[test]
 fn an_unclosed_fence_in_bottleneck_patterns_is_reported_with_the_lost_count() {

@@ -13,6 +13,7 @@ mod fuzz_regressions;
 mod gitmerge;
 mod hits_render;
 mod hostile;
+mod layouts;
 mod malformed;
 mod model;
 mod overlap;

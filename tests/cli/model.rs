@@ -253,7 +253,7 @@ proptest! {
     fn random_interleavings_follow_the_sequential_model(ops in proptest::collection::vec(op(), 1..28)) {
         let (kb, store) = imported_sample();
         let root = kb.path();
-        let log = root.join(evokb_export::layout::SEARCH_LOG);
+        let log = root.join(evokb_export::layout::defaults::SEARCH_LOG);
         let events_at_start = std::fs::read_to_string(&log).expect("log").lines().count();
         let mut model = Model::new();
         for (n, op) in ops.iter().enumerate() {

@@ -3,7 +3,7 @@
 //! fields, unknown keys) the parse finds exactly what was written, and importing the rendered
 //! files reproduces the store.
 
-use evokb_export::layout::{FileRole, PL_DIR};
+use evokb_export::layout::{defaults::PL_DIR, FileRole};
 use evokb_export::parse::parse_file;
 use proptest::prelude::*;
 

@@ -68,7 +68,10 @@ fn rendering_is_the_same_whatever_order_the_files_were_imported_in() {
         evokb_export::import(piecewise_kb.path(), &store, ImportOptions::default())
             .expect("import");
     }
-    copy_tree(&sample_src().join(layout::REPRO_DIR), &piecewise_kb.path().join(layout::REPRO_DIR));
+    copy_tree(
+        &sample_src().join(layout::defaults::REPRO_DIR),
+        &piecewise_kb.path().join(layout::defaults::REPRO_DIR),
+    );
     evokb_export::import(piecewise_kb.path(), &store, ImportOptions::default()).expect("import");
     assert_eq!(digest(&full), digest(&store));
     let a = tempfile::tempdir().expect("tempdir");
@@ -102,7 +105,7 @@ fn a_one_field_change_touches_only_that_records_line_and_its_index_row() {
     mutate::set_field(&store, "PL-1.6-copy-floor", None, "status", "stale").expect("set");
     let report =
         render_in_place(kb.path(), &store, &evokb_export::NoDerivedRows, false).expect("render");
-    assert_eq!(report.written, [layout::INDEX.to_string(), topic("elementwise.md")]);
+    assert_eq!(report.written, [layout::defaults::INDEX.to_string(), topic("elementwise.md")]);
     for path in MANAGED {
         let before = std::fs::read_to_string(sample_src().join(path)).expect("before");
         let after = std::fs::read_to_string(kb.path().join(path)).expect("after");
@@ -111,7 +114,7 @@ fn a_one_field_change_touches_only_that_records_line_and_its_index_row() {
             p if p == topic("elementwise.md") => {
                 assert_eq!(diff, [(12, "status: verified".into(), "status: stale".into())]);
             }
-            layout::INDEX => {
+            layout::defaults::INDEX => {
                 assert_eq!(diff.len(), 1);
                 assert!(
                     diff[0].1.starts_with("| PL-1.6-copy-floor |")
@@ -131,7 +134,7 @@ fn a_new_entry_appears_in_its_topic_file_and_its_index_table() {
     render_in_place(kb.path(), &store, &evokb_export::NoDerivedRows, false).expect("render");
     let topic_text = std::fs::read_to_string(kb.path().join(topic("attention.md"))).expect("read");
     assert!(topic_text.ends_with(entry), "the entry is appended verbatim");
-    let index = std::fs::read_to_string(kb.path().join(layout::INDEX)).expect("read");
+    let index = std::fs::read_to_string(kb.path().join(layout::defaults::INDEX)).expect("read");
     let row = "| TRAP-new-thing | 新陷阱：something new | verified |";
     let lines: Vec<&str> = index.lines().collect();
     let at = lines.iter().position(|l| *l == row).expect("index row present");
@@ -182,7 +185,7 @@ fn the_cli_imports_renders_and_verifies_the_sample() {
     assert_eq!(json["records"]["queue_item"], 118);
     let out = evokb(kb.path(), &["render", "--check"]);
     assert_eq!(out.status.code(), Some(0), "{}", stdout(&out));
-    let sub = kb.path().join(layout::PL_DIR);
+    let sub = kb.path().join(layout::defaults::PL_DIR);
     let out = evokb(&sub, &["verify", "--json"]);
     assert_eq!(
         out.status.code(),

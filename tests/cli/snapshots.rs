@@ -33,7 +33,7 @@ fn a_new_entry_and_its_index_row() {
     insta::assert_snapshot!(rendered_record(&store, Kind::IndexRow, "CONST-new-bw"), @r"| CONST-new-bw | 新常数 \| with a pipe | verified |");
     let out = tempfile::tempdir().expect("tempdir");
     render_to(out.path(), &store, &evokb_export::NoDerivedRows).expect("render");
-    let index = std::fs::read_to_string(out.path().join(layout::INDEX)).expect("read");
+    let index = std::fs::read_to_string(out.path().join(layout::defaults::INDEX)).expect("read");
     let at = index.find("| CONST-new-bw").expect("row");
     let before = &index[..at];
     let prev_row = before.lines().last().expect("previous line");
@@ -43,7 +43,7 @@ fn a_new_entry_and_its_index_row() {
 #[test]
 fn an_index_table_for_a_topic_file_that_had_none() {
     let kb = sample();
-    let path = kb.path().join(layout::PL_DIR).join("norm.md");
+    let path = kb.path().join(layout::defaults::PL_DIR).join("norm.md");
     std::fs::write(&path, "# Norm 族\n\n> 新主题文件。\n").expect("write");
     let store = evokb_store::Store::create(&kb.path().join(".evokb")).expect("store");
     evokb_export::import(kb.path(), &store, Default::default()).expect("import");
@@ -51,8 +51,8 @@ fn an_index_table_for_a_topic_file_that_had_none() {
     mutate::add_entries(&store, &topic("norm.md"), entry).expect("add");
     let out = tempfile::tempdir().expect("tempdir");
     render_to(out.path(), &store, &evokb_export::NoDerivedRows).expect("render");
-    let norm =
-        std::fs::read_to_string(out.path().join(layout::PL_DIR).join("norm.md")).expect("read");
+    let norm = std::fs::read_to_string(out.path().join(layout::defaults::PL_DIR).join("norm.md"))
+        .expect("read");
     insta::assert_snapshot!(norm, @r"
     # Norm 族
 
@@ -68,7 +68,7 @@ fn an_index_table_for_a_topic_file_that_had_none() {
 
     ### rmsnorm 行归约
     ");
-    let index = std::fs::read_to_string(out.path().join(layout::INDEX)).expect("read");
+    let index = std::fs::read_to_string(out.path().join(layout::defaults::INDEX)).expect("read");
     let lines: Vec<&str> = index.lines().collect();
     let at = lines.iter().position(|l| *l == "### norm.md").expect("new section");
     insta::assert_snapshot!(lines[at - 2..at + 5].join("\n"), @r"

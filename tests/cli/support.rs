@@ -89,7 +89,7 @@ pub fn files_under(dir: &Path) -> Vec<PathBuf> {
 
 /// The path of a pattern-library topic file.
 pub fn topic(name: &str) -> String {
-    format!("{}/{name}", evokb_export::layout::PL_DIR)
+    format!("{}/{name}", evokb_export::layout::defaults::PL_DIR)
 }
 
 /// The text a parsed file stands for, checking one record per layout reference.
