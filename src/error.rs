@@ -144,6 +144,38 @@ impl From<evokb_export::layout::LayoutError> for CommandError {
     }
 }
 
+impl From<evokb_evolve::error::DeltaError> for CommandError {
+    fn from(err: evokb_evolve::error::DeltaError) -> Self {
+        use evokb_evolve::error::DeltaError;
+        let message = err.to_string();
+        match err {
+            DeltaError::Markdown(m) => m.into(),
+            DeltaError::Enqueue(q) => (*q).into(),
+            DeltaError::SameTopic { existing, .. } => CommandError::new(ErrorKind::Usage, message)
+                .hint(format!(
+                    "'evokb update {existing} --set FIELD=VALUE' changes the existing entry"
+                )),
+            DeltaError::MissingEvidence { .. } => CommandError::new(ErrorKind::Usage, message)
+                .hint("'--enqueue' files it as a Tier 1 queue item marked repro-missing"),
+            DeltaError::DeprecateWithoutCause => CommandError::new(ErrorKind::Usage, message)
+                .hint("pass --by-entry NEW or --reason TEXT"),
+            _ => CommandError::new(ErrorKind::Usage, message),
+        }
+    }
+}
+
+impl From<evokb_evolve::error::QueueError> for CommandError {
+    fn from(err: evokb_evolve::error::QueueError) -> Self {
+        use evokb_evolve::error::QueueError;
+        let message = err.to_string();
+        match err {
+            QueueError::Markdown(m) => m.into(),
+            QueueError::Delta(d) => d.into(),
+            _ => CommandError::new(ErrorKind::Usage, message),
+        }
+    }
+}
+
 impl From<MutateError> for CommandError {
     fn from(err: MutateError) -> Self {
         let message = err.to_string();

@@ -26,70 +26,15 @@ pub fn rate4(num: u64, den: u64) -> Option<f64> {
     }
 }
 
-/// Days since 1970-01-01 for a proleptic Gregorian date (Howard Hinnant's
-/// `days_from_civil`), so we need no date-time crate.
-fn days_from_civil(year: i64, month: u32, day: u32) -> i64 {
-    let y = if month <= 2 { year - 1 } else { year };
-    let era = if y >= 0 { y } else { y - 399 } / 400;
-    let yoe = y - era * 400;
-    let m = i64::from(month);
-    let mp = if m > 2 { m - 3 } else { m + 9 };
-    let doy = (153 * mp + 2) / 5 + i64::from(day) - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    era * 146_097 + doe - 719_468
-}
-
-/// Days since 1970-01-01 back to (year, month, day): the inverse of
-/// Hinnant's `days_from_civil`.
-pub fn civil_from_days(days: i64) -> (i64, u32, u32) {
-    let z = days + 719_468;
-    let era = if z >= 0 { z } else { z - 146_096 } / 146_097;
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let y = yoe + era * 400;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    let year = if m <= 2 { y + 1 } else { y };
-    // d is in 1..=31 and m in 1..=12 by construction.
-    (year, m as u32, d as u32)
-}
-
-fn is_leap(year: i64) -> bool {
-    (year % 4 == 0 && year % 100 != 0) || year % 400 == 0
-}
-
-fn days_in_month(year: i64, month: u32) -> u32 {
-    match month {
-        1 | 3 | 5 | 7 | 8 | 10 | 12 => 31,
-        4 | 6 | 9 | 11 => 30,
-        2 if is_leap(year) => 29,
-        2 => 28,
-        _ => 0,
-    }
-}
-
-fn digits(s: &str) -> Option<u32> {
-    if s.is_empty() || !s.bytes().all(|b| b.is_ascii_digit()) {
-        return None;
-    }
-    s.parse().ok()
-}
-
-/// Parses `YYYY-MM-DD` into days since the Unix epoch.
+/// Parses `YYYY-MM-DD` (exactly that form, a real calendar date) into days since the Unix
+/// epoch. Dates go through `jiff`, the one date implementation of the workspace.
 pub fn parse_date_days(s: &str) -> Option<i64> {
     let b = s.as_bytes();
     if b.len() != 10 || b[4] != b'-' || b[7] != b'-' {
         return None;
     }
-    let year = i64::from(digits(s.get(0..4)?)?);
-    let month = digits(s.get(5..7)?)?;
-    let day = digits(s.get(8..10)?)?;
-    if !(1..=12).contains(&month) || day == 0 || day > days_in_month(year, month) {
-        return None;
-    }
-    Some(days_from_civil(year, month, day))
+    let date: jiff::civil::Date = s.parse().ok()?;
+    Some(i64::from(date.since(jiff::civil::date(1970, 1, 1)).ok()?.get_days()))
 }
 
 /// Parses a UTC timestamp `YYYY-MM-DDTHH:MM:SS[.fff](Z|+00:00)` into seconds
@@ -107,30 +52,43 @@ pub fn parse_utc_seconds(s: &str) -> Option<f64> {
         Some((hms, frac)) => (hms, Some(frac)),
         None => (rest, None),
     };
-    let mut parts = hms.split(':');
-    let (h, m, sec) = (parts.next()?, parts.next()?, parts.next()?);
-    if parts.next().is_some() || h.len() != 2 || m.len() != 2 || sec.len() != 2 {
+    if hms.len() != 8
+        || !hms.bytes().enumerate().all(|(i, b)| {
+            if i == 2 || i == 5 {
+                b == b':'
+            } else {
+                b.is_ascii_digit()
+            }
+        })
+    {
         return None;
     }
-    let (h, m, sec) = (digits(h)?, digits(m)?, digits(sec)?);
-    if h > 23 || m > 59 || sec > 59 {
-        return None;
-    }
+    let time: jiff::civil::Time = hms.parse().ok()?;
     let frac = match frac {
-        Some(f) => {
-            digits(f)?;
+        Some(f) if !f.is_empty() && f.bytes().all(|b| b.is_ascii_digit()) => {
             format!("0.{f}").parse::<f64>().ok()?
         }
+        Some(_) => return None,
         None => 0.0,
     };
-    let whole = days * 86_400 + i64::from(h) * 3_600 + i64::from(m) * 60 + i64::from(sec);
+    let whole = days * 86_400
+        + i64::from(time.hour()) * 3_600
+        + i64::from(time.minute()) * 60
+        + i64::from(time.second());
     Some(whole as f64 + frac)
 }
 
-/// Formats days since the epoch as `YYYY-MM-DD`.
+/// Formats days since the epoch as `YYYY-MM-DD` (dates outside jiff's years -9999 to 9999 are
+/// clamped to its range).
 pub fn format_date_days(days: i64) -> String {
-    let (y, m, d) = civil_from_days(days);
-    format!("{y:04}-{m:02}-{d:02}")
+    let epoch = jiff::civil::date(1970, 1, 1);
+    let span = jiff::Span::new().days(days.clamp(-4_371_587, 2_932_896));
+    let date = epoch.checked_add(span).unwrap_or(if days < 0 {
+        jiff::civil::Date::MIN
+    } else {
+        jiff::civil::Date::MAX
+    });
+    date.strftime("%Y-%m-%d").to_string()
 }
 
 /// The `n` of a round named `R<n>` (case-sensitive `R`, decimal digits).

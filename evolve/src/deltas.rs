@@ -24,6 +24,8 @@ use evokb_export::mutate::{commit_file, ensure_trailing_newline};
 use evokb_export::parse::parse_file;
 use evokb_export::MutateError;
 
+use crate::error::DeltaError;
+
 pub use crate::changelog::Actor;
 use crate::changelog::{log, ChangeKind};
 
@@ -32,8 +34,8 @@ use crate::changelog::{log, ChangeKind};
 /// maxpool3d case pointers), while a lightly reworded copy of an entry scores above 0.7.
 pub const SAME_TOPIC_SIMILARITY: f64 = 0.5;
 
-fn invalid(reason: impl Into<String>) -> MutateError {
-    MutateError::InvalidValue { field: "entry".into(), reason: reason.into() }
+fn invalid(reason: impl Into<String>) -> DeltaError {
+    DeltaError::Refused { reason: reason.into() }
 }
 
 /// Two entries are on the same topic when they have the same kind, share at least one family
@@ -67,7 +69,7 @@ pub fn is_data_entry(rec: &Record) -> bool {
 }
 
 /// What is missing from an entry's evidence triad.
-pub fn triad_gaps(w: &WriteTxn, rec: &Record) -> Result<Vec<String>, MutateError> {
+pub fn triad_gaps(w: &WriteTxn, rec: &Record) -> Result<Vec<String>, DeltaError> {
     let mut gaps = Vec::new();
     if rec.field("origin_task").is_none_or(|v| v.trim().is_empty()) {
         gaps.push("origin_task".to_string());
@@ -135,17 +137,17 @@ pub fn add(
     actor: &Actor<'_>,
     negative: bool,
     missing_triad: MissingTriad,
-) -> Result<AddOutcome, MutateError> {
+) -> Result<AddOutcome, DeltaError> {
     if Layout::of(&store.read()?)?.role_of(path) != Some(FileRole::Topic) {
-        return Err(MutateError::UnknownFile { path: path.into() });
+        return Err(MutateError::UnknownFile { path: path.into() }.into());
     }
     let (parsed, diags) = parse_file(FileRole::Topic, path, text);
     if let Some(d) = diags.iter().find(|d| d.is_error()) {
-        return Err(MutateError::Invalid { diagnostics: vec![d.clone()] });
+        return Err(MutateError::Invalid { diagnostics: vec![d.clone()] }.into());
     }
     let mut entries: Vec<Record> = parsed.records.into_iter().map(|p| p.record).collect();
     if entries.is_empty() {
-        return Err(invalid("expected at least one '---' front-matter entry"));
+        return Err(DeltaError::NoEntries);
     }
     if negative {
         for e in &mut entries {
@@ -165,35 +167,34 @@ pub fn add(
     for e in &entries {
         let errors = entry_errors(e, root);
         if !errors.is_empty() {
-            return Err(invalid(format!("'{}' has lint errors: {}", e.id, errors.join("; "))));
+            return Err(DeltaError::LintErrors { id: e.id.clone(), errors });
         }
         if let Some(old) = existing.iter().find(|x| x.id == e.id) {
-            return Err(MutateError::AlreadyExists {
+            return Err(DeltaError::Markdown(MutateError::AlreadyExists {
                 kind: Kind::Entry,
                 id: e.id.clone(),
                 file: old.file.clone(),
-            });
+            }));
         }
         if let Some((old, s)) = existing
             .iter()
             .filter_map(|x| same_topic(x, e).map(|s| (x, s)))
             .max_by(|a, b| a.1.total_cmp(&b.1))
         {
-            return Err(invalid(format!(
-                "'{}' covers the same topic as '{}' (same kind and family, similarity {s:.2}); use 'evokb update {}' instead",
-                e.id, old.id, old.id
-            )));
+            return Err(DeltaError::SameTopic {
+                id: e.id.clone(),
+                existing: old.id.clone(),
+                similarity: s,
+            });
         }
         if is_data_entry(e) || negative {
             let gaps = triad_gaps(&w, e)?;
             if !gaps.is_empty() {
                 drop(w);
                 return match missing_triad {
-                    MissingTriad::Refuse => Err(invalid(format!(
-                        "'{}' is a data entry and lacks {}; add them, or pass --enqueue to file it as a Tier 1 queue item",
-                        e.id,
-                        gaps.join(", ")
-                    ))),
+                    MissingTriad::Refuse => {
+                        Err(DeltaError::MissingEvidence { id: e.id.clone(), missing: gaps })
+                    }
                     MissingTriad::Enqueue => {
                         let vp = crate::queue::enqueue_entry(store, path, e, &gaps, actor)?;
                         Ok(AddOutcome::Enqueued(vp))
@@ -226,7 +227,7 @@ pub fn update(
     id: &str,
     changes: &[(String, String)],
     actor: &Actor<'_>,
-) -> Result<(), MutateError> {
+) -> Result<(), DeltaError> {
     if changes.iter().any(|(k, _)| k == "id") {
         return Err(invalid("update keeps the id; consolidate or deprecate instead of renaming"));
     }
@@ -253,7 +254,7 @@ fn with_head_marker(rec: &Record, marker: &str) -> Record {
     out
 }
 
-fn store_changed_entry(w: &mut WriteTxn, rec: Record) -> Result<(), MutateError> {
+fn store_changed_entry(w: &mut WriteTxn, rec: Record) -> Result<(), DeltaError> {
     let layout =
         w.file(&rec.file)?.ok_or_else(|| MutateError::UnknownFile { path: rec.file.clone() })?;
     let mut overrides = HashMap::new();
@@ -262,7 +263,7 @@ fn store_changed_entry(w: &mut WriteTxn, rec: Record) -> Result<(), MutateError>
     Ok(())
 }
 
-fn set_index_status(w: &mut WriteTxn, id: &str, status: &str) -> Result<(), MutateError> {
+fn set_index_status(w: &mut WriteTxn, id: &str, status: &str) -> Result<(), DeltaError> {
     if let Some(mut row) = w.record_by_id(Kind::IndexRow, id)? {
         if row.field("status").is_some() {
             row.set_field("status", status);
@@ -272,8 +273,8 @@ fn set_index_status(w: &mut WriteTxn, id: &str, status: &str) -> Result<(), Muta
     Ok(())
 }
 
-fn entry(w: &WriteTxn, id: &str) -> Result<Record, MutateError> {
-    w.record_by_id(Kind::Entry, id)?.ok_or_else(|| MutateError::NotFound { id: id.into() })
+fn entry(w: &WriteTxn, id: &str) -> Result<Record, DeltaError> {
+    w.record_by_id(Kind::Entry, id)?.ok_or_else(|| MutateError::NotFound { id: id.into() }.into())
 }
 
 /// Deprecates an entry: the head marker `> [已失效 {date}，被 {by} 取代]` and the status flipped
@@ -284,7 +285,7 @@ pub fn deprecate(
     by_entry: Option<&str>,
     reason: Option<&str>,
     actor: &Actor<'_>,
-) -> Result<(), MutateError> {
+) -> Result<(), DeltaError> {
     let mut w = store.write()?;
     let rec = entry(&w, id)?;
     let (what, status) = match (by_entry, reason) {
@@ -293,7 +294,7 @@ pub fn deprecate(
             (new.to_string(), "overturned")
         }
         (None, Some(r)) => (r.to_string(), "stale"),
-        (None, None) => return Err(invalid("deprecate needs --by-entry NEW or --reason TEXT")),
+        (None, None) => return Err(DeltaError::DeprecateWithoutCause),
     };
     let mut new = with_head_marker(&rec, &format!("> [已失效 {}，被 {what} 取代]", actor.today));
     new.set_field("status", status);
@@ -312,7 +313,7 @@ pub fn consolidate(
     sources: &[String],
     into: &str,
     actor: &Actor<'_>,
-) -> Result<(), MutateError> {
+) -> Result<(), DeltaError> {
     let mut w = store.write()?;
     let mut survivor = entry(&w, into)?;
     if is_negative(&survivor) {
@@ -368,7 +369,7 @@ pub fn consolidate(
 }
 
 /// Follows `consolidated_into` pointers from an entry id to the surviving entry.
-pub fn resolve(store: &Store, id: &str) -> Result<Option<Record>, MutateError> {
+pub fn resolve(store: &Store, id: &str) -> Result<Option<Record>, DeltaError> {
     let txn = store.read()?;
     let mut current = id.to_string();
     for _ in 0..16 {
@@ -382,7 +383,7 @@ pub fn resolve(store: &Store, id: &str) -> Result<Option<Record>, MutateError> {
 }
 
 /// Ensures the layout's last record ends with a newline (shared helper for appending).
-pub fn ensure_newline(w: &mut WriteTxn, path: &str) -> Result<(), MutateError> {
+pub fn ensure_newline(w: &mut WriteTxn, path: &str) -> Result<(), DeltaError> {
     let Some(mut file) = w.file(path)? else { return Ok(()) };
     let mut overrides = HashMap::new();
     ensure_trailing_newline(w, &mut file, &mut overrides)?;

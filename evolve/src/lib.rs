@@ -13,6 +13,7 @@
 pub mod changelog;
 pub mod deltas;
 pub mod derived;
+pub mod error;
 pub mod hits;
 pub mod metrics;
 pub mod queue;

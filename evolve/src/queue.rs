@@ -18,13 +18,19 @@ use evokb_export::mutate::{commit_file, set_field_in};
 use evokb_export::parse::parse_file;
 use evokb_export::MutateError;
 
-fn invalid(reason: impl Into<String>) -> MutateError {
-    MutateError::InvalidValue { field: "queue".into(), reason: reason.into() }
+use crate::error::QueueError;
+
+fn invalid(reason: impl Into<String>) -> QueueError {
+    QueueError::Refused { reason: reason.into() }
 }
 
-fn item(src: &dyn evokb_export::render::RecordSource, vp: &str) -> Result<Record, MutateError> {
+fn wrong_status(vp: &str, status: &str, allowed: &str) -> QueueError {
+    QueueError::WrongStatus { vp: vp.into(), status: status.into(), allowed: allowed.into() }
+}
+
+fn item(src: &dyn evokb_export::render::RecordSource, vp: &str) -> Result<Record, QueueError> {
     src.get(&CaseHash::of(Kind::QueueItem, vp))?
-        .ok_or_else(|| MutateError::NotFound { id: vp.into() })
+        .ok_or_else(|| MutateError::NotFound { id: vp.into() }.into())
 }
 
 fn status(rec: &Record) -> String {
@@ -72,7 +78,7 @@ fn count(conf: &str) -> u32 {
 
 /// The next free `VP-{year}-NNNN`: one past the highest number used this year, decided items
 /// included, so ids are never reused.
-pub fn next_id(w: &WriteTxn, year: &str) -> Result<String, MutateError> {
+pub fn next_id(w: &WriteTxn, year: &str) -> Result<String, QueueError> {
     let prefix = format!("VP-{year}-");
     let max = w
         .records()?
@@ -130,7 +136,7 @@ fn item_text(id: &str, n: &NewItem, actor: &Actor<'_>) -> String {
 }
 
 /// Where a new pending item goes: after the last pending item of its tier.
-fn pending_slot(w: &WriteTxn, items: &[LayoutItem], tier2: bool) -> Result<usize, MutateError> {
+fn pending_slot(w: &WriteTxn, items: &[LayoutItem], tier2: bool) -> Result<usize, QueueError> {
     let decided_at = items
         .iter()
         .position(
@@ -157,7 +163,7 @@ fn pending_slot(w: &WriteTxn, items: &[LayoutItem], tier2: bool) -> Result<usize
 }
 
 /// Adds a pending item; returns its id.
-pub fn add_in(w: &mut WriteTxn, n: &NewItem, actor: &Actor<'_>) -> Result<String, MutateError> {
+pub fn add_in(w: &mut WriteTxn, n: &NewItem, actor: &Actor<'_>) -> Result<String, QueueError> {
     if !["D", "P", "R", "C"].iter().any(|k| n.kind.starts_with(k)) {
         return Err(invalid(format!("type '{}' is not one of D, P, R, C", n.kind)));
     }
@@ -180,7 +186,7 @@ pub fn add_in(w: &mut WriteTxn, n: &NewItem, actor: &Actor<'_>) -> Result<String
 }
 
 /// Adds a pending item in its own transaction.
-pub fn add(store: &Store, n: &NewItem, actor: &Actor<'_>) -> Result<String, MutateError> {
+pub fn add(store: &Store, n: &NewItem, actor: &Actor<'_>) -> Result<String, QueueError> {
     let mut w = store.write()?;
     let id = add_in(&mut w, n, actor)?;
     w.commit()?;
@@ -194,7 +200,7 @@ pub fn enqueue_entry(
     entry: &Record,
     gaps: &[String],
     actor: &Actor<'_>,
-) -> Result<String, MutateError> {
+) -> Result<String, QueueError> {
     let n = NewItem {
         kind: "D".into(),
         title: format!(
@@ -240,14 +246,12 @@ pub fn confirm(
     evidence: Option<&str>,
     fast_track: bool,
     actor: &Actor<'_>,
-) -> Result<Confirmed, MutateError> {
+) -> Result<Confirmed, QueueError> {
     let mut w = store.write()?;
     let rec = item(&w, vp)?;
     let st = status(&rec);
     if !(st == "pending" || st == "verified") {
-        return Err(invalid(format!(
-            "{vp} is {st}; only pending or verified items take confirmations"
-        )));
+        return Err(wrong_status(vp, &st, "only pending or verified items take confirmations"));
     }
     if is_tier2(&rec) {
         return Err(invalid(format!(
@@ -306,7 +310,7 @@ pub fn confirm(
 }
 
 /// Appends a repeated field line (`confirmed_by`) even when the item already has one.
-fn append_field(w: &mut WriteTxn, vp: &str, key: &str, value: &str) -> Result<(), MutateError> {
+fn append_field(w: &mut WriteTxn, vp: &str, key: &str, value: &str) -> Result<(), QueueError> {
     let rec = item(w, vp)?;
     let text = rec.text();
     let Some(pos) = last_field_line_end(&text) else {
@@ -323,7 +327,7 @@ fn last_field_line_end(text: &str) -> Option<usize> {
 }
 
 /// Parses the text of one queue item.
-fn parse_item(text: &str) -> Result<Record, MutateError> {
+fn parse_item(text: &str) -> Result<Record, QueueError> {
     // The path only labels diagnostics: the item's text is parsed on its own.
     let (pf, diags) = parse_file(FileRole::Queue, "queue item", text);
     if let Some(d) = diags.iter().find(|d| d.is_error()) {
@@ -332,7 +336,7 @@ fn parse_item(text: &str) -> Result<Record, MutateError> {
     pf.records.into_iter().next().map(|p| p.record).ok_or_else(|| invalid("the item did not parse"))
 }
 
-fn replace_item_text(w: &mut WriteTxn, rec: &Record, new_text: &str) -> Result<(), MutateError> {
+fn replace_item_text(w: &mut WriteTxn, rec: &Record, new_text: &str) -> Result<(), QueueError> {
     let new = parse_item(new_text)?;
     let file =
         w.file(&rec.file)?.ok_or_else(|| MutateError::UnknownFile { path: rec.file.clone() })?;
@@ -343,7 +347,7 @@ fn replace_item_text(w: &mut WriteTxn, rec: &Record, new_text: &str) -> Result<(
 }
 
 /// Moves a decided item to the end of the `## Decided` section.
-fn archive(w: &mut WriteTxn, vp: &str) -> Result<(), MutateError> {
+fn archive(w: &mut WriteTxn, vp: &str) -> Result<(), QueueError> {
     let key = CaseHash::of(Kind::QueueItem, vp);
     let queue = Layout::of(&*w)?.queue;
     let mut file = w.file(&queue)?.ok_or(MutateError::UnknownFile { path: queue })?;
@@ -392,19 +396,20 @@ fn decide(
     status: &str,
     by: &str,
     note: &str,
-) -> Result<(), MutateError> {
+) -> Result<(), QueueError> {
     set_field_in(w, vp, Some(Kind::QueueItem), "status", status)?;
     set_or_add(w, vp, "decided_by", by)?;
     set_or_add(w, vp, "decided_note", &note.replace('\n', " "))?;
     archive(w, vp)
 }
 
-fn set_or_add(w: &mut WriteTxn, vp: &str, key: &str, value: &str) -> Result<(), MutateError> {
-    set_field_in(w, vp, Some(Kind::QueueItem), key, value).map(|_| ())
+fn set_or_add(w: &mut WriteTxn, vp: &str, key: &str, value: &str) -> Result<(), QueueError> {
+    set_field_in(w, vp, Some(Kind::QueueItem), key, value)?;
+    Ok(())
 }
 
 /// Rejects a pending item; the reason is required.
-pub fn reject(store: &Store, vp: &str, reason: &str, actor: &Actor<'_>) -> Result<(), MutateError> {
+pub fn reject(store: &Store, vp: &str, reason: &str, actor: &Actor<'_>) -> Result<(), QueueError> {
     if reason.trim().is_empty() {
         return Err(invalid("a rejection needs a reason"));
     }
@@ -412,9 +417,11 @@ pub fn reject(store: &Store, vp: &str, reason: &str, actor: &Actor<'_>) -> Resul
     let rec = item(&w, vp)?;
     let st = status(&rec);
     if !matches!(st.as_str(), "pending" | "verified" | "conflict") {
-        return Err(invalid(format!(
-            "{vp} is {st}; only pending, verified or conflict items can be rejected"
-        )));
+        return Err(wrong_status(
+            vp,
+            &st,
+            "only pending, verified or conflict items can be rejected",
+        ));
     }
     decide(&mut w, vp, "rejected", actor.by, reason)?;
     log(&mut w, actor, ChangeKind::QueueReject, &format!("{vp}：{reason}"))?;
@@ -430,22 +437,15 @@ fn created_date(rec: &Record) -> Option<String> {
         .map(str::to_string)
 }
 
+/// Days since the Unix epoch of a `YYYY-MM-DD` calendar date; `None` for anything that is not
+/// a real date (`2026-02-31`) or is outside jiff's years -9999 to 9999.
 fn days(date: &str) -> Option<i64> {
-    let (y, rest) = date.split_once('-')?;
-    let (m, d) = rest.split_once('-')?;
-    let (y, m, d): (i64, i64, i64) = (y.parse().ok()?, m.parse().ok()?, d.parse().ok()?);
-    // Years beyond four digits would overflow the arithmetic below; they are not dates.
-    if !(0..=9999).contains(&y) || !(1..=12).contains(&m) || !(1..=31).contains(&d) {
+    let b = date.as_bytes();
+    if b.len() != 10 || b[4] != b'-' || b[7] != b'-' {
         return None;
     }
-    // Days from civil (Howard Hinnant's algorithm).
-    let y = if m <= 2 { y - 1 } else { y };
-    let era = y.div_euclid(400);
-    let yoe = y - era * 400;
-    let mp = (m + 9) % 12;
-    let doy = (153 * mp + 2) / 5 + d - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    Some(era * 146_097 + doe - 719_468)
+    let d: jiff::civil::Date = date.parse().ok()?;
+    Some(i64::from(d.since(jiff::civil::date(1970, 1, 1)).ok()?.get_days()))
 }
 
 /// Pending items older than `min_days` on `today`, with their age, oldest first.
@@ -453,8 +453,8 @@ pub fn pending_older_than(
     store: &Store,
     today: &str,
     min_days: i64,
-) -> Result<Vec<(String, i64, String)>, MutateError> {
-    let now = days(today).ok_or_else(|| invalid(format!("'{today}' is not a YYYY-MM-DD date")))?;
+) -> Result<Vec<(String, i64, String)>, QueueError> {
+    let now = days(today).ok_or_else(|| QueueError::BadDate { value: today.to_string() })?;
     let mut out = Vec::new();
     for rec in store.read()?.records()? {
         if rec.kind != Kind::QueueItem || status(&rec) != "pending" {
@@ -475,7 +475,7 @@ pub fn pending_older_than(
 }
 
 /// Marks items pending more than 90 days as expired (they are kept, in Decided).
-pub fn expire(store: &Store, actor: &Actor<'_>) -> Result<Vec<String>, MutateError> {
+pub fn expire(store: &Store, actor: &Actor<'_>) -> Result<Vec<String>, QueueError> {
     let old = pending_older_than(store, actor.today, 90)?;
     let mut w = store.write()?;
     for (vp, age, _) in &old {
@@ -505,17 +505,21 @@ pub fn merge(
     vp: &str,
     applied: bool,
     actor: &Actor<'_>,
-) -> Result<String, MutateError> {
+) -> Result<String, QueueError> {
     let rec = item(&store.read()?, vp)?;
     if is_tier2(&rec) {
         return Err(invalid(format!("{vp} is a Tier 2 (R) item: approve it, then 'queue apply'")));
     }
     if status(&rec) != "verified" {
-        return Err(invalid(format!(
-            "{vp} is {} with {} confirmations; it merges at 2/2 (verified)",
-            status(&rec),
-            rec.field("confirmations").unwrap_or("?").trim()
-        )));
+        return Err(wrong_status(
+            vp,
+            &format!(
+                "{} with {} confirmations",
+                status(&rec),
+                rec.field("confirmations").unwrap_or("?").trim()
+            ),
+            "it merges at 2/2 (verified)",
+        ));
     }
     let delta = dedent_block(rec.field("delta").unwrap_or(""));
     let target = rec.field("target_doc").unwrap_or("").trim().to_string();
@@ -553,7 +557,7 @@ pub fn merge(
 }
 
 /// Records a human's approval of a Tier 2 item.
-pub fn approve(store: &Store, vp: &str, note: &str, actor: &Actor<'_>) -> Result<(), MutateError> {
+pub fn approve(store: &Store, vp: &str, note: &str, actor: &Actor<'_>) -> Result<(), QueueError> {
     let mut w = store.write()?;
     let rec = item(&w, vp)?;
     if !is_tier2(&rec) || status(&rec) != "pending" {
@@ -645,7 +649,7 @@ pub fn apply(
     ids: &[String],
     validate: Option<&str>,
     actor: &Actor<'_>,
-) -> Result<Vec<(String, Applied)>, MutateError> {
+) -> Result<Vec<(String, Applied)>, QueueError> {
     let mut out = Vec::new();
     // One transaction for every item and the import of the changed targets: the target is
     // read, validated and written while no other evokb process can render it, and its new
@@ -705,7 +709,7 @@ pub fn apply(
     } else {
         Ok(())
     };
-    let committed = imported.and_then(|()| w.commit().map_err(MutateError::from));
+    let committed = imported.and_then(|()| w.commit().map_err(QueueError::from));
     if let Err(err) = committed {
         // Nothing was decided: put every target back as it was, so the files agree with the
         // store again and the items can be applied once the problem is fixed.
@@ -801,5 +805,7 @@ mod tests {
         assert_eq!(days("2026-12-08").zip(days("2026-09-09")).map(|(a, b)| a - b), Some(90));
         assert_eq!(days("9000000000000000000-01-01"), None);
         assert_eq!(days("2026-13-45"), None);
+        assert_eq!(days("2026-02-31"), None);
+        assert_eq!(days("2024-02-29").zip(days("2024-02-28")).map(|(a, b)| a - b), Some(1));
     }
 }

@@ -1,8 +1,8 @@
 //! The evolution rules on the store: each rule has a test that fails when the rule is broken.
 
 use evokb_evolve::deltas::{self as evolve, Actor, AddOutcome, MissingTriad};
+use evokb_evolve::error::DeltaError;
 use evokb_evolve::queue::{self, Applied, NewItem};
-use evokb_export::MutateError;
 use evokb_store::{Kind, Store};
 
 use crate::support::*;
@@ -19,7 +19,7 @@ fn add(
     root: &std::path::Path,
     file: &str,
     text: &str,
-) -> Result<AddOutcome, MutateError> {
+) -> Result<AddOutcome, DeltaError> {
     evolve::add(store, root, &topic(file), text, &ACTOR, false, MissingTriad::Refuse)
 }
 
@@ -62,11 +62,12 @@ fn add_refuses_the_same_topic_and_points_to_update() {
         .replacen("id: TRAP-vrsqrt-plain-precision", "id: TRAP-vrsqrt-copy", 1)
         .replacen("### ", "### 重述：", 1);
     let err = add(&store, kb.path(), "traps-runtime.md", &copy).expect_err("same topic");
-    assert!(
-        err.to_string().contains("same topic as 'TRAP-vrsqrt-plain-precision'")
-            && err.to_string().contains("evokb update"),
-        "{err}"
-    );
+    let DeltaError::SameTopic { existing, similarity, .. } = &err else {
+        panic!("expected a same-topic refusal, got {err}")
+    };
+    assert_eq!(existing, "TRAP-vrsqrt-plain-precision");
+    assert!(*similarity >= 0.5, "{err}");
+    assert!(err.to_string().contains("update 'TRAP-vrsqrt-plain-precision' instead"), "{err}");
     let fresh = entry("PL-9.1-two-pass-rms", "pattern", "rmsnorm 两遍法：平方和与缩放分离", "");
     assert_eq!(
         add(&store, kb.path(), "elementwise.md", &fresh).expect("add"),
