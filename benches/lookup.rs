@@ -45,7 +45,7 @@ impl Corpus {
     fn build(n: usize) -> Corpus {
         let t0 = Instant::now();
         let dir = tempfile::tempdir().expect("tempdir");
-        evokb_export::synth::write_kb(dir.path(), n, SEED).expect("corpus");
+        evokb_synth::write_kb(dir.path(), n, SEED).expect("corpus");
         let t1 = Instant::now();
         let store = Store::create(&dir.path().join(".evokb")).expect("store");
         import(dir.path(), &store, ImportOptions::default()).expect("import");

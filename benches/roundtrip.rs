@@ -24,7 +24,7 @@ fn parse_all(root: &Path) -> usize {
 
 fn bench(c: &mut Criterion) {
     let kb = tempfile::tempdir().expect("tempdir");
-    evokb_export::synth::write_kb(kb.path(), ENTRIES, 7).expect("corpus");
+    evokb_synth::write_kb(kb.path(), ENTRIES, 7).expect("corpus");
     let mut group = c.benchmark_group("roundtrip_10k");
     group.sample_size(10);
     group.bench_function("parse_only", |b| b.iter(|| parse_all(kb.path())));

@@ -37,10 +37,12 @@ fi
 mkdir -p "$WORK"
 
 echo "== building (cargo build --release -j1)" >&2
-(cd "$ROOT" && cargo build --release -j1 --quiet)
-# A private copy, so a concurrent rebuild of target/ cannot change the binary mid-run.
+(cd "$ROOT" && cargo build --release -j1 --quiet -p evokb -p evokb-synth)
+# Private copies, so a concurrent rebuild of target/ cannot change the binaries mid-run.
 cp "$ROOT/target/release/evokb" "$WORK/evokb"
+cp "$ROOT/target/release/evokb-synth" "$WORK/evokb-synth"
 EVOKB="$WORK/evokb"
+SYNTH="$WORK/evokb-synth"
 
 HAVE_HYPERFINE=0
 if [[ "${NO_HYPERFINE:-0}" != 1 ]] && command -v hyperfine >/dev/null 2>&1; then HAVE_HYPERFINE=1; fi
@@ -132,7 +134,7 @@ if [[ "${SKIP_LOOKUP:-0}" != 1 ]]; then
     echo "== lookup: $ENTRIES entries, $RUNS runs per command (work dir $WORK)"
     if [[ ! -d "$KB/.evokb" ]]; then
         rm -rf "$KB"
-        once setup_gen_corpus "$EVOKB" gen-corpus --entries "$ENTRIES" "$KB"
+        once setup_gen_corpus "$SYNTH" --entries "$ENTRIES" "$KB"
         "$EVOKB" --root "$KB" init >/dev/null
         once setup_import "$EVOKB" --root "$KB" import
         echo "setup: gen-corpus $(secs setup_gen_corpus) s, import $(secs setup_import) s" \

@@ -9,17 +9,10 @@
 
 /// The most results `search --top` returns.
 pub const MAX_TOP: usize = 1000;
-/// The most entries `gen-corpus --entries` writes.
-pub const MAX_CORPUS_ENTRIES: usize = 1_000_000;
 
 /// `search --top`: 1 to [`MAX_TOP`].
 pub fn top(s: &str) -> Result<usize, String> {
     bounded(s, 1, MAX_TOP)
-}
-
-/// `gen-corpus --entries`: 1 to [`MAX_CORPUS_ENTRIES`].
-pub fn corpus_entries(s: &str) -> Result<usize, String> {
-    bounded(s, 1, MAX_CORPUS_ENTRIES)
 }
 
 /// A whole number in `min..=max`.
@@ -119,6 +112,5 @@ mod tests {
         assert!(top("4294967295").is_err());
         assert!(top("-1").is_err());
         assert!(top("18446744073709551616").is_err());
-        assert_eq!(corpus_entries("10000"), Ok(10_000));
     }
 }

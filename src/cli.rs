@@ -229,18 +229,6 @@ pub enum Command {
         #[arg(long)]
         json: bool,
     },
-    /// Write a synthetic knowledge base in the real format (for benchmarks)
-    #[command(hide = true)]
-    GenCorpus {
-        /// How many entries (1 to 1000000)
-        #[arg(long, default_value_t = 10_000, value_parser = crate::args::corpus_entries)]
-        entries: usize,
-        /// The random seed
-        #[arg(long, default_value_t = 1)]
-        seed: u64,
-        /// Where to write it
-        dir: PathBuf,
-    },
     /// Load the model-iteration error registry (`results/error_registry.jsonl`)
     #[command(subcommand)]
     Errors(ImportOnly),

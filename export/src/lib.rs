@@ -21,7 +21,6 @@ pub mod mutate;
 pub mod parse;
 pub mod render;
 pub mod sync;
-pub mod synth;
 pub mod text;
 pub mod verify;
 

@@ -73,14 +73,6 @@ pub fn run(cli: &Cli) -> CmdResult {
         Command::MergeDriver { base, ours, theirs, path } => {
             gitops::merge_driver(base, ours, theirs, path)
         }
-        Command::GenCorpus { entries, seed, dir } => {
-            evokb_export::synth::write_kb(dir, *entries, *seed)?;
-            print(&format!(
-                "wrote a synthetic knowledge base with {entries} entries to {}\n",
-                dir.display()
-            ))?;
-            ok()
-        }
     }
 }
 

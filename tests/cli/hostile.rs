@@ -225,22 +225,6 @@ fn search_top_is_capped() {
 }
 
 #[test]
-fn gen_corpus_entries_are_capped() {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let target = dir.path().join("corpus");
-    let target_s = target.display().to_string();
-    for bad in ["4294967295", "0", "1000001"] {
-        usage_error(
-            dir.path(),
-            &["gen-corpus", "--entries", bad, &target_s],
-            "--entries",
-            "expected a whole number from 1 to 1000000",
-        );
-    }
-    assert!(!target.exists(), "a refused gen-corpus writes nothing");
-}
-
-#[test]
 fn stats_hits_since_is_a_strict_date() {
     let (kb, _) = ready();
     for bad in ["2026-13-45", "2026-02-31", "9000000000000000000-01-01", "2026-9-10", "yesterday"] {

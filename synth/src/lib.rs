@@ -1,3 +1,5 @@
+//! # evokb-synth (dev-only)
+//!
 //! Synthetic knowledge bases in the real format, for benchmarks and scale tests.
 //!
 //! The generator is deterministic (a fixed xorshift sequence from the seed), writes the same file
@@ -7,7 +9,7 @@
 use std::fmt::Write as _;
 use std::path::Path;
 
-use crate::layout::defaults::{BOTTLENECKS, GAPS, INDEX, PL_DIR, QUEUE, SEARCH_LOG, STATS};
+use evokb_export::layout::defaults::{BOTTLENECKS, GAPS, INDEX, PL_DIR, QUEUE, SEARCH_LOG, STATS};
 
 const TOPICS: [&str; 7] =
     ["layout", "elementwise", "attention", "traps-compiler", "traps-runtime", "constants", "cases"];
