@@ -144,8 +144,21 @@ fn attribute_patterns(prefix: &str, lay: &layout::Layout) -> Vec<String> {
     lay.patterns().into_iter().map(|p| format!("{prefix}{p}")).collect()
 }
 
+/// The running evokb binary as a shell word: its absolute path, single-quoted. git runs the
+/// merge driver and the hook through the shell with its own `PATH`, so a bare `evokb` fails
+/// with "evokb: not found" whenever the binary was run as `target/release/evokb`; registering
+/// the absolute path, as git's filter tools do, makes them run either way.
+fn evokb_command() -> String {
+    let exe = std::env::current_exe()
+        .and_then(|p| p.canonicalize())
+        .map(|p| p.display().to_string())
+        .unwrap_or_else(|_| "evokb".to_string());
+    format!("'{}'", exe.replace('\'', "'\\''"))
+}
+
 /// Registers `evokb merge-driver` for the managed files: `.gitattributes` lines and the
-/// repository's `merge.evokb.*` config. Does nothing outside a git repository.
+/// repository's `merge.evokb.*` config, with the absolute path of the running binary. Does
+/// nothing outside a git repository.
 pub fn register_merge_driver(kb_root: &Path) -> CmdResult<Option<PathBuf>> {
     let Ok((repo, prefix)) = repo_for(kb_root) else { return Ok(None) };
     let Some(workdir) = repo.workdir() else { return Ok(None) };
@@ -175,7 +188,7 @@ pub fn register_merge_driver(kb_root: &Path) -> CmdResult<Option<PathBuf>> {
         .set_str("merge.evokb.name", "evokb record-level merge")
         .map_err(|e| git_err("cannot set merge.evokb.name", e))?;
     config
-        .set_str("merge.evokb.driver", "evokb merge-driver %O %A %B %P")
+        .set_str("merge.evokb.driver", &format!("{} merge-driver %O %A %B %P", evokb_command()))
         .map_err(|e| git_err("cannot set merge.evokb.driver", e))?;
     Ok(Some(attributes))
 }
@@ -199,7 +212,8 @@ pub fn install_hook(kb_root: &Path) -> CmdResult<PathBuf> {
     let root =
         if prefix.is_empty() { ".".to_string() } else { prefix.trim_end_matches('/').to_string() };
     let script = format!(
-        "#!/bin/sh\n# installed by evokb hooks install: refuse commits whose knowledge-base files lose records to a\n# structural slip (strict import check, writes nothing), differ from the store, or whose entries\n# have lint errors.\nset -e\ncd \"$(git rev-parse --show-toplevel)\"\nevokb --root '{root}' import --check --strict >/dev/null || {{\n  echo \"evokb: the strict import check failed (see above; 'evokb import --check' explains each problem)\" >&2\n  exit 1\n}}\nevokb --root '{root}' render --check >/dev/null || {{\n  echo \"evokb: managed files differ from the store (run 'evokb import' or 'evokb render')\" >&2\n  exit 1\n}}\nevokb --root '{root}' lint --errors-only\n"
+        "#!/bin/sh\n# installed by evokb hooks install: refuse commits whose knowledge-base files lose records to a\n# structural slip (strict import check, writes nothing), differ from the store, or whose entries\n# have lint errors.\nset -e\ncd \"$(git rev-parse --show-toplevel)\"\nEVOKB={exe}\n[ -x \"$EVOKB\" ] || EVOKB=evokb\n\"$EVOKB\" --root '{root}' import --check --strict >/dev/null || {{\n  echo \"evokb: the strict import check failed (see above; 'evokb import --check' explains each problem)\" >&2\n  exit 1\n}}\n\"$EVOKB\" --root '{root}' render --check >/dev/null || {{\n  echo \"evokb: managed files differ from the store (run 'evokb import' or 'evokb render')\" >&2\n  exit 1\n}}\n\"$EVOKB\" --root '{root}' lint --errors-only\n",
+        exe = evokb_command()
     );
     std::fs::write(&hook, script)?;
     #[cfg(unix)]

@@ -7,9 +7,20 @@ use std::process::{Command, Output};
 
 use crate::support::*;
 
+/// `PATH` without any folder that holds an `evokb`: git must find the merge driver and the
+/// hook through the absolute path `evokb init` registered, as for a user who runs
+/// `target/release/evokb` without installing it.
+fn path_without_evokb() -> String {
+    let path = std::env::var("PATH").unwrap_or_default();
+    std::env::split_paths(&path)
+        .filter(|d| !d.join("evokb").exists())
+        .map(|d| d.display().to_string())
+        .collect::<Vec<_>>()
+        .join(":")
+}
+
 fn git(dir: &Path, args: &[&str]) -> Output {
-    let bin_dir = Path::new(env!("CARGO_BIN_EXE_evokb")).parent().expect("bin dir").to_path_buf();
-    let path = format!("{}:{}", bin_dir.display(), std::env::var("PATH").unwrap_or_default());
+    let path = path_without_evokb();
     let out = Command::new("git")
         .args(args)
         .current_dir(dir)
