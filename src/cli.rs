@@ -185,9 +185,10 @@ pub enum Command {
     },
     /// List entries whose toolchain stamp differs from STAMP (not from the repository's HEAD)
     Stale {
-        /// The current toolchain, e.g. "tilelang 0.1.2+4515de8 (2026-09-20 build) / CANN 8.5.0"
+        /// The current toolchain, e.g. "tilelang 0.1.2+4515de8 + CANN 8.5.0" (default:
+        /// [toolchain] stamp in evokb.toml, else EVOKB_TOOLCHAIN_STAMP)
         #[arg(long)]
-        stamp: String,
+        stamp: Option<String>,
         /// Also list entries whose stamp shares nothing comparable with STAMP
         #[arg(long)]
         include_unknown: bool,

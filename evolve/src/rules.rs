@@ -616,30 +616,50 @@ pub fn budget(txn: &ReadTxn, budgets: &Budgets) -> Result<Vec<BudgetRow>, StoreE
     Ok(out)
 }
 
-/// The parts of a toolchain stamp that can be compared.
+/// The comparable parts of a toolchain stamp.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 pub struct Stamp {
-    /// A tilelang commit: the first 7–40 character hex word with a letter in it (an all-digit
-    /// date such as `20260907` is not a commit; the old tool took it for one).
-    pub commit: Option<String>,
-    /// A `YYYY-MM-DD` build date.
+    /// Every tilelang commit the stamp names: hex words of 7–40 characters, except all-digit
+    /// dates such as `20260907` (an all-digit hash such as `6797758` is a commit). A stamp that records a
+    /// later re-verification ("… 2026-09-20 4515de8 重验存活") names several.
+    pub commits: Vec<String>,
+    /// A `YYYY-MM-DD` build date. Shown, never compared: a date alone says nothing about
+    /// which toolchain built the entry.
     pub build_date: Option<String>,
-    /// The CANN version.
+    /// The CANN version, up to the first character that is not a letter, digit or `.`
+    /// (`CANN 8.5.0（L1）` is 8.5.0).
     pub cann: Option<String>,
+}
+
+impl Stamp {
+    /// Whether the stamp names anything a staleness check can compare.
+    pub fn is_empty(&self) -> bool {
+        self.commits.is_empty() && self.cann.is_none()
+    }
+}
+
+/// Whether an all-digit word is a `YYYYMMDD` date (as in a task id's run stamp), which is not
+/// a commit although it is a hex word. Other all-digit words (`6797758`) are commits.
+fn is_compact_date(w: &str) -> bool {
+    w.len() == 8
+        && w.bytes().all(|b| b.is_ascii_digit())
+        && format!("{}-{}-{}", &w[..4], &w[4..6], &w[6..]).parse::<jiff::civil::Date>().is_ok()
 }
 
 /// Parses the comparable parts of a stamp.
 pub fn parse_stamp(s: &str) -> Stamp {
+    let mut commits: Vec<String> = Vec::new();
+    for w in s.split(|c: char| !c.is_ascii_hexdigit()) {
+        if (7..=40).contains(&w.len())
+            && w.chars().all(|c| c.is_ascii_hexdigit() && !c.is_ascii_uppercase())
+            && !is_compact_date(w)
+            && !commits.iter().any(|c| c == w)
+        {
+            commits.push(w.to_string());
+        }
+    }
     let words: Vec<&str> =
         s.split(|c: char| !c.is_ascii_alphanumeric() && c != '-' && c != '.').collect();
-    let commit = s
-        .split(|c: char| !c.is_ascii_hexdigit())
-        .find(|w| {
-            (7..=40).contains(&w.len())
-                && w.chars().any(|c| c.is_ascii_alphabetic())
-                && w.chars().all(|c| c.is_ascii_hexdigit() && !c.is_ascii_uppercase())
-        })
-        .map(str::to_string);
     let build_date = words.iter().find_map(|w| {
         let w = w.get(..10)?;
         let b = w.as_bytes();
@@ -651,73 +671,111 @@ pub fn parse_stamp(s: &str) -> Stamp {
     });
     let cann = s
         .find("CANN")
-        .and_then(|i| {
-            s[i + 4..].split_whitespace().next().map(|v| {
-                v.trim_matches(|c: char| !c.is_ascii_alphanumeric() && c != '.').to_string()
-            })
+        .map(|i| {
+            let rest = s[i + 4..].trim_start_matches([' ', '\t', ':', '=']);
+            let v: String =
+                rest.chars().take_while(|c| c.is_ascii_alphanumeric() || *c == '.').collect();
+            v.trim_end_matches('.').to_string()
         })
         .filter(|v| v.chars().any(|c| c.is_ascii_digit()));
-    Stamp { commit, build_date, cann }
+    Stamp { commits, build_date, cann }
 }
 
-/// One entry's staleness verdict.
+/// One entry's or queue item's staleness verdict.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct StaleEntry {
-    /// The entry.
+    /// The entry or queue item.
     pub id: String,
-    /// Its toolchain value.
+    /// Its toolchain stamp as written (`toolchain:`, or a queue item's `toolchain_stamp`).
     pub toolchain: String,
     /// Its file.
     pub path: String,
     /// `stale` or `unknown`.
     pub verdict: String,
-    /// The components that differ (`commit`, `build_date`, `cann`).
+    /// What differs from the current stamp (`commit`; `cann` is reported but does not decide).
     pub differs: Vec<String>,
 }
 
-/// Compares every entry's stamp with `current`: stale when a component both name differs,
-/// unknown when they share none, fresh otherwise.
-pub fn stale(records: &[Record], current: &Stamp) -> (usize, Vec<StaleEntry>) {
-    let mut checked = 0;
-    let mut out = Vec::new();
-    for rec in records.iter().filter(|r| r.kind == Kind::Entry) {
-        let Some(tc) = rec.field("toolchain") else { continue };
-        checked += 1;
+/// What `stale` checked and found.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct StaleReport {
+    /// Entries and queue items with a stamp.
+    pub checked: usize,
+    /// Those whose commits all differ from the current one.
+    pub stale: Vec<StaleEntry>,
+    /// Those whose stamp names no commit (manual check).
+    pub unknown: Vec<StaleEntry>,
+}
+
+/// Compares every entry's `toolchain` and every queue item's `toolchain_stamp` with `current`,
+/// as the reference `kb_stale_check.py` does: stale when the stamp names commits and none of
+/// them matches the current commit (a prefix either way matches); unknown when it names no
+/// commit; fresh otherwise, and also when the current stamp names no commit. A differing CANN
+/// version is listed in `differs` but, as in the reference, does not make a stamp stale.
+pub fn stale(records: &[Record], current: &Stamp) -> StaleReport {
+    let mut report = StaleReport::default();
+    for rec in records {
+        let tc = match rec.kind {
+            Kind::Entry => rec.field("toolchain"),
+            Kind::QueueItem => rec.field("toolchain_stamp"),
+            _ => None,
+        };
+        let Some(tc) = tc else { continue };
+        report.checked += 1;
         let s = parse_stamp(tc);
-        let mut shared = 0;
+        let matches = |a: &str, b: &str| a.starts_with(b) || b.starts_with(a);
         let mut differs = Vec::new();
-        let mut cmp = |name: &str, a: &Option<String>, b: &Option<String>, prefix: bool| {
-            if let (Some(a), Some(b)) = (a, b) {
-                shared += 1;
-                let same = if prefix {
-                    a.starts_with(b.as_str()) || b.starts_with(a.as_str())
-                } else {
-                    a == b
-                };
-                if !same {
-                    differs.push(name.to_string());
-                }
-            }
-        };
-        cmp("commit", &s.commit, &current.commit, true);
-        cmp("build_date", &s.build_date, &current.build_date, false);
-        cmp("cann", &s.cann, &current.cann, false);
-        let verdict = if !differs.is_empty() {
-            "stale"
-        } else if shared == 0 {
+        let verdict = if s.commits.is_empty() {
             "unknown"
+        } else if current.commits.is_empty()
+            || s.commits.iter().any(|c| current.commits.iter().any(|k| matches(c, k)))
+        {
+            "fresh"
         } else {
-            continue;
+            differs.push("commit".to_string());
+            "stale"
         };
-        out.push(StaleEntry {
+        if let (Some(a), Some(b)) = (&s.cann, &current.cann) {
+            if a != b {
+                differs.push("cann".to_string());
+            }
+        }
+        let entry = StaleEntry {
             id: rec.id.clone(),
             toolchain: tc.trim().to_string(),
             path: rec.file.clone(),
             verdict: verdict.into(),
             differs,
-        });
+        };
+        match verdict {
+            "stale" => report.stale.push(entry),
+            "unknown" => report.unknown.push(entry),
+            _ => {}
+        }
     }
-    (checked, out)
+    report
+}
+
+/// The current toolchain stamp when none is given: `[toolchain] stamp` in `evokb.toml`, else
+/// `EVOKB_TOOLCHAIN_STAMP`. `None` when neither names one.
+pub fn configured_stamp(root: &Path) -> Result<Option<String>, String> {
+    let path = root.join("evokb.toml");
+    let from_file = match std::fs::read_to_string(&path) {
+        Ok(text) => {
+            let table: toml::Table = toml::from_str(&text)
+                .map_err(|e| format!("'{}' is not a valid evokb.toml: {e}", path.display()))?;
+            table
+                .get("toolchain")
+                .and_then(|t| t.get("stamp"))
+                .and_then(|s| s.as_str())
+                .map(str::to_string)
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
+        Err(e) => return Err(format!("cannot read '{}': {e}", path.display())),
+    };
+    Ok(from_file
+        .or_else(|| std::env::var("EVOKB_TOOLCHAIN_STAMP").ok())
+        .filter(|s| !s.trim().is_empty()))
 }
 
 #[cfg(test)]
@@ -728,10 +786,20 @@ mod tests {
     fn stamps_parse_commit_date_and_cann_but_not_dates_as_commits() {
         let s =
             parse_stamp("tilelang 0.1.2+ed787bb（2026-09-07 build）/ Ascend910B2C / CANN 8.5.0");
-        assert_eq!(s.commit.as_deref(), Some("ed787bb"));
+        assert_eq!(s.commits, ["ed787bb"]);
         assert_eq!(s.build_date.as_deref(), Some("2026-09-07"));
         assert_eq!(s.cann.as_deref(), Some("8.5.0"));
-        assert_eq!(parse_stamp("build 20260907").commit, None);
+        assert!(parse_stamp("build 20260907").commits.is_empty());
+        assert_eq!(
+            parse_stamp("tilelang 0.1.2+6797758（2026-09-15 07:45 HEAD）").commits,
+            ["6797758"]
+        );
+        let s =
+            parse_stamp("tilelang 0.1.2+3a214cde / CANN 8.5.0（L1）；2026-09-20 4515de8 重验存活");
+        assert_eq!(s.commits, ["3a214cde", "4515de8"]);
+        assert_eq!(s.cann.as_deref(), Some("8.5.0"));
+        assert_eq!(parse_stamp("CANN 8.5.0；其余").cann.as_deref(), Some("8.5.0"));
+        assert_eq!(parse_stamp("CANN 8.3.RC1.").cann.as_deref(), Some("8.3.RC1"));
     }
 
     #[test]

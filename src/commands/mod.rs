@@ -42,7 +42,7 @@ pub fn run(cli: &Cli) -> CmdResult {
         Command::Lint { json, errors_only } => policy::lint(root, *json, *errors_only),
         Command::Budget { json } => policy::budget(root, *json),
         Command::Stale { stamp, include_unknown, json } => {
-            policy::stale(root, stamp, *include_unknown, *json)
+            policy::stale(root, stamp.as_deref(), *include_unknown, *json)
         }
         Command::Query { facets, json } => records::query(root, &facets.filter(), *json),
         Command::Search { query, facets, top, task, json } => {

@@ -83,47 +83,78 @@ pub fn budget(root: Option<&Path>, json_out: bool) -> CmdResult {
     ok()
 }
 
-pub fn stale(root: Option<&Path>, stamp: &str, include_unknown: bool, json_out: bool) -> CmdResult {
+pub fn stale(
+    root: Option<&Path>,
+    stamp: Option<&str>,
+    include_unknown: bool,
+    json_out: bool,
+) -> CmdResult {
     let root = root::find(root)?;
-    let store = root::open_for_reading(&root)?;
-    let current = policy::parse_stamp(stamp);
-    if current == policy::Stamp::default() {
+    let stamp = match stamp {
+        Some(s) => s.to_string(),
+        None => policy::configured_stamp(&root)
+            .map_err(|e| CommandError::new(ErrorKind::InvalidInput, e))?
+            .ok_or_else(|| {
+                CommandError::new(ErrorKind::Usage, "no current toolchain stamp is known")
+                    .hint("pass --stamp \"tilelang 0.1.2+4515de8 + CANN 8.5.0\", set [toolchain] stamp = \"…\" in evokb.toml, or set EVOKB_TOOLCHAIN_STAMP")
+            })?,
+    };
+    let current = policy::parse_stamp(&stamp);
+    if current.is_empty() {
         return Err(CommandError::new(
             ErrorKind::Usage,
-            format!("the stamp '{stamp}' has no commit, build date or CANN version to compare"),
+            format!("the stamp '{stamp}' names no commit or CANN version to compare"),
         )
         .hint("e.g. --stamp \"tilelang 0.1.2+4515de8 (2026-09-20 build) / CANN 8.5.0\""));
     }
-    let (checked, mut entries) = policy::stale(&store.read()?.records()?, &current);
-    let stale_count = entries.iter().filter(|e| e.verdict == "stale").count();
-    let unknown_count = entries.len() - stale_count;
-    if !include_unknown {
-        entries.retain(|e| e.verdict == "stale");
-    }
+    let store = root::open_for_reading(&root)?;
+    let report = policy::stale(&store.read()?.records()?, &current);
+    let note = "stale = every tilelang commit the stamp names differs from the current one; \
+                unknown = the stamp names no commit (check by hand); a differing CANN version \
+                is listed in 'differs' but does not make a stamp stale";
     if json_out {
-        print_json(&json!({
+        let mut out = json!({
             "current_stamp": stamp,
             "current": current,
-            "checked": checked,
-            "stale_count": stale_count,
-            "unknown_count": unknown_count,
-            "entries": entries,
-        }))?;
+            "checked": format!("{} entries and queue items with a toolchain stamp (pattern-library topic files + queue.md)", report.checked),
+            "checked_count": report.checked,
+            "stale_count": report.stale.len(),
+            "stale": report.stale,
+            "unknown_count": report.unknown.len(),
+            "unknown": report.unknown,
+            "note": note,
+        });
+        if !include_unknown {
+            out["unknown"] = json!([]);
+        }
+        print_json(&out)?;
         return ok();
     }
-    let mut out = String::new();
-    for e in &entries {
+    let mut out = format!("current stamp: {stamp}\n");
+    let listed = report.stale.iter().chain(report.unknown.iter().filter(|_| include_unknown));
+    for e in listed {
         let _ = writeln!(
             out,
-            "[{}] {} ({}) differs in {}: {}",
+            "[{}] {} ({}){}: {}",
             e.verdict,
             e.id,
             e.path.rsplit('/').next().unwrap_or(&e.path),
-            e.differs.join(", "),
+            if e.differs.is_empty() {
+                String::new()
+            } else {
+                format!(" differs in {}", e.differs.join(", "))
+            },
             e.toolchain.chars().take(80).collect::<String>()
         );
     }
-    let _ = writeln!(out, "{checked} entries checked: {stale_count} stale, {unknown_count} without a comparable stamp");
+    let _ = writeln!(
+        out,
+        "{} checked: {} stale, {} unknown (no commit in the stamp{})",
+        report.checked,
+        report.stale.len(),
+        report.unknown.len(),
+        if include_unknown { "" } else { "; --include-unknown lists them" }
+    );
     print(&out)?;
     ok()
 }

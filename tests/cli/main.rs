@@ -22,5 +22,6 @@ mod query;
 mod relevance;
 mod roundtrip;
 mod snapshots;
+mod stale;
 mod sync;
 mod tidy;
