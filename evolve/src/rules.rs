@@ -208,7 +208,10 @@ pub fn lint(txn: &ReadTxn, input: &LintInput<'_>) -> Result<Vec<Finding>, StoreE
             });
         };
     let lay = Layout::of(txn)?;
-    if txn.file(&lay.index)?.is_none() {
+    // Without INDEX.md, one KB-FILE error says so; every entry lacking its row would only
+    // repeat it.
+    let index_present = txn.file(&lay.index)?.is_some();
+    if !index_present {
         push(
             None,
             &lay.index,
@@ -239,7 +242,7 @@ pub fn lint(txn: &ReadTxn, input: &LintInput<'_>) -> Result<Vec<Finding>, StoreE
                         rec,
                         start,
                         input.root,
-                        &index_ids,
+                        index_present.then_some(&index_ids),
                         &repro_files,
                         &lay.repro,
                         &mut push,
@@ -288,7 +291,11 @@ pub fn lint(txn: &ReadTxn, input: &LintInput<'_>) -> Result<Vec<Finding>, StoreE
                 );
             }
         }
-        if let Some(tracked) = input.tracked_examples {
+        // A queue item is a proposal, and its evidence, repro command and delta are provenance
+        // by the queue schema: they record where a finding came from and may name files that
+        // no longer exist. Only knowledge that future tasks follow is held to KB-PROC-REF.
+        let provenance = rec.kind == Kind::QueueItem;
+        if let Some(tracked) = input.tracked_examples.filter(|_| !provenance) {
             for (i, line) in text.lines().enumerate() {
                 for path in example_refs(line) {
                     let marked = evokb_lint::PROVENANCE_MARKERS
@@ -321,7 +328,7 @@ fn lint_entry(
     rec: &Record,
     start: usize,
     root: &Path,
-    index_ids: &HashSet<&str>,
+    index_ids: Option<&HashSet<&str>>,
     repro_files: &BTreeMap<&str, &Record>,
     repro_dir: &str,
     push: &mut Push<'_>,
@@ -330,7 +337,8 @@ fn lint_entry(
         .into_iter()
         .filter(|k| rec.field(k).is_none_or(|v| v.trim().is_empty() && *k != "repro"))
         .collect();
-    if !index_ids.contains(rec.id.as_str()) {
+    // `None` without INDEX.md, whose KB-FILE error covers every entry.
+    if index_ids.is_some_and(|ids| !ids.contains(rec.id.as_str())) {
         push(
             Some(rec),
             &rec.file,

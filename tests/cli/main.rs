@@ -21,6 +21,7 @@ mod props;
 mod query;
 mod relevance;
 mod roundtrip;
+mod rules;
 mod snapshots;
 mod stale;
 mod sync;
