@@ -142,7 +142,7 @@ pub fn record_hit(
         }
     }
     for id in returned {
-        w.bump_tally(&hit_tally_key(id), task)?;
+        w.bump_tally(&hit_tally_key(hit_target(id)), task)?;
     }
     w.commit()?;
     Ok(HitReport { id, file_written: in_sync })
@@ -196,6 +196,16 @@ pub fn search_events(records: &[Record]) -> Vec<SearchEvent> {
     out
 }
 
+/// The record a returned id names. The old search tool logged bottleneck patterns as
+/// `BP_name：title` cut at 40 characters; such an id counts for `BP_name`. Every other id is
+/// itself.
+pub fn hit_target(returned: &str) -> &str {
+    match returned.split_once('：') {
+        Some((id, _)) if id.starts_with("BP_") && !id.contains(char::is_whitespace) => id,
+        _ => returned,
+    }
+}
+
 /// Hit counts per returned id from the store's search events at or after `since` (a prefix
 /// of an ISO timestamp such as `2026-09-10`), most hit first, then by id.
 pub fn hit_counts(records: &[Record], since: Option<&str>) -> Vec<EntryHits> {
@@ -209,6 +219,7 @@ pub fn hit_counts(records: &[Record], since: Option<&str>) -> Vec<EntryHits> {
     let mut by_id: BTreeMap<String, EntryHits> = BTreeMap::new();
     for (ts, ids, task) in events {
         for id in ids {
+            let id = hit_target(&id).to_string();
             let e = by_id.entry(id.clone()).or_insert(EntryHits {
                 id,
                 hits: 0,
@@ -363,7 +374,7 @@ fn event_totals(src: &dyn RecordSource) -> Result<HashMap<String, u64>, StoreErr
     }
     for e in search_events(&events) {
         for id in e.returned {
-            *out.entry(id).or_insert(0) += 1;
+            *out.entry(hit_target(&id).to_string()).or_insert(0) += 1;
         }
     }
     Ok(out)
@@ -372,6 +383,17 @@ fn event_totals(src: &dyn RecordSource) -> Result<HashMap<String, u64>, StoreErr
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn truncated_bottleneck_ids_count_for_the_pattern() {
+        assert_eq!(
+            hit_target("BP_compute_granularity：计算粒度或硬件管线使用不足"),
+            "BP_compute_granularity"
+        );
+        assert_eq!(hit_target("BP_ub_pressure"), "BP_ub_pressure");
+        assert_eq!(hit_target("PL-1.9-blockwidth"), "PL-1.9-blockwidth");
+        assert_eq!(hit_target("CASE-x：y"), "CASE-x：y");
+    }
 
     #[test]
     fn log_lines_match_the_old_tool_format() {
