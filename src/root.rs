@@ -45,10 +45,13 @@ pub fn open(root: &Path) -> CmdResult<Store> {
     Ok(store)
 }
 
-/// Opens the store for writing without the integrity check (for `rebuild`, which decides what
-/// to do with a damaged store itself).
-pub fn open_unchecked(root: &Path) -> CmdResult<Store> {
-    let mut store = Store::open(&store_dir(root))?;
+/// Opens the store for writing without the integrity check (the caller runs it).
+fn open_unchecked(root: &Path) -> CmdResult<Store> {
+    with_lock_timeout(Store::open(&store_dir(root))?)
+}
+
+/// Applies `EVOKB_LOCK_TIMEOUT_MS` to an open store.
+pub fn with_lock_timeout(mut store: Store) -> CmdResult<Store> {
     if let Ok(ms) = std::env::var("EVOKB_LOCK_TIMEOUT_MS") {
         let ms: u64 = ms.trim().parse().map_err(|_| {
             CommandError::new(

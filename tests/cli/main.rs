@@ -6,6 +6,7 @@ mod support;
 
 mod analytics;
 mod concurrency;
+mod corrupt;
 mod crash;
 mod evolution;
 mod fuzz_regressions;
