@@ -70,6 +70,9 @@ pub struct Store {
     /// since a checked handle last closed it); such a handle records the file's stamp when it
     /// closes.
     trusted: bool,
+    /// The database file's stamp just before this handle opened it (opening a read-write
+    /// handle writes to the file, so the stamp is taken first).
+    opened_stamp: Option<String>,
 }
 
 /// A read-write handle, or a read-only one that never writes to the file (not even on close,
@@ -183,6 +186,7 @@ impl Store {
             lock_wait: DEFAULT_LOCK_WAIT,
             dir: dir.into(),
             trusted: true,
+            opened_stamp: None,
         };
         let mut txn = store.write()?;
         txn.init_tables()?;
@@ -199,6 +203,7 @@ impl Store {
         if !path.is_file() {
             return Err(OpenError::NotFound { path: dir.into() });
         }
+        let opened_stamp = file_stamp(&path);
         catch_damage(&path, || {
             let db = builder()
                 .open(&path)
@@ -208,6 +213,7 @@ impl Store {
                 lock_wait: DEFAULT_LOCK_WAIT,
                 dir: dir.into(),
                 trusted: false,
+                opened_stamp,
             };
             store.check_format()?;
             Ok(store)
@@ -231,6 +237,7 @@ impl Store {
                 lock_wait: DEFAULT_LOCK_WAIT,
                 dir: dir.into(),
                 trusted: false,
+                opened_stamp: None,
             };
             store.check_format()?;
             Ok(store)
@@ -278,13 +285,14 @@ impl Store {
         Ok(clean)
     }
 
-    /// The check a write handle gets before anything is written: when the file is unchanged
-    /// since a checked handle last closed it (same device, inode, length and change time as
-    /// the stamp in `.evokb/checked`), nothing more; otherwise the full
-    /// [`Store::check_integrity`]. This keeps the cost of a write (a search records a hit)
-    /// independent of the store's size while any outside change to the file is still checked.
+    /// The check a write handle gets before anything is written: when the file, as this
+    /// handle found it just before opening it, is unchanged since a checked handle last closed
+    /// it (same device, inode, length and change time as the stamp in `.evokb/checked`),
+    /// nothing more; otherwise the full [`Store::check_integrity`]. This keeps the cost of a
+    /// write (a search records a hit) independent of the store's size while any outside change
+    /// to the file is still checked.
     pub fn ensure_checked(&mut self) -> Result<CheckOutcome, StoreError> {
-        let stamp = file_stamp(&self.dir.join(DB_FILE));
+        let stamp = self.opened_stamp.clone();
         let recorded = std::fs::read_to_string(self.dir.join(CHECKED_FILE)).ok();
         if stamp.is_some() && stamp == recorded {
             self.trusted = true;
@@ -1088,6 +1096,30 @@ mod tests {
         assert!(waiter.read()?.records()?.is_empty());
         drop(held);
         assert!(waiter.write().is_ok(), "the lock is free again");
+        Ok(())
+    }
+
+    #[test]
+    fn a_write_handle_checks_the_file_unless_it_is_unchanged_since_a_checked_close(
+    ) -> Result<(), Box<dyn std::error::Error>> {
+        let dir = tempfile::tempdir()?;
+        let store = Store::create(dir.path())?;
+        let mut w = store.write()?;
+        w.put_record(&rec("x", "1"))?;
+        w.commit()?;
+        drop(store);
+        let mut s = Store::open(dir.path())?;
+        assert_eq!(s.ensure_checked()?, CheckOutcome::Unchanged);
+        drop(s);
+        // Any outside write, even of the same bytes, gives the file a new change time.
+        let path = dir.path().join(DB_FILE);
+        let bytes = std::fs::read(&path)?;
+        std::fs::write(&path, &bytes)?;
+        let mut s = Store::open(dir.path())?;
+        assert_eq!(s.ensure_checked()?, CheckOutcome::Verified);
+        drop(s);
+        let mut s = Store::open(dir.path())?;
+        assert_eq!(s.ensure_checked()?, CheckOutcome::Unchanged);
         Ok(())
     }
 
