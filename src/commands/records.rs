@@ -136,8 +136,8 @@ pub fn query(root: Option<&Path>, filter: &evokb_store::Filter, json_out: bool) 
             );
             let rebuilt = store.rebuild_facet_index(reason)?;
             eprintln!("evokb: {rebuilt}");
-            let rows = store.read()?.query(filter)?;
-            rows
+            let txn = store.read()?;
+            txn.query(filter)?
         }
         other => other?,
     };

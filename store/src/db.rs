@@ -470,6 +470,9 @@ fn panic_text(panic: &(dyn std::any::Any + Send)) -> String {
         .unwrap_or_else(|| "no message".to_string())
 }
 
+/// A read of one table that fails when the table cannot be read back.
+type Probe<'a> = dyn Fn() -> Result<(), StoreError> + 'a;
+
 /// Names what a failed integrity check found: redb's finding and the tables whose rows cannot
 /// all be read back and decoded (probed through a fresh read-only handle, with a panic inside
 /// redb counted as a failed read).
@@ -480,7 +483,7 @@ fn describe_damage(path: &Path, finding: &str) -> String {
         Ok(Ok(db)) => match db.begin_read() {
             Ok(txn) => {
                 let txn = ReadTxn { txn };
-                let probes: [(&str, &dyn Fn() -> Result<(), StoreError>); 4] = [
+                let probes: [(&str, &Probe<'_>); 4] = [
                     ("records", &|| txn.records().map(drop)),
                     ("files", &|| txn.files().map(drop)),
                     ("meta", &|| txn.format_version().map(drop)),

@@ -169,14 +169,17 @@ fn segment_file(kb: &Path, ext: &str) -> PathBuf {
         .expect("a segment file")
 }
 
+/// Something done to a knowledge base's search index.
+type Damage = dyn Fn(&Path);
+
 #[test]
 fn a_damaged_search_index_is_rebuilt_from_the_records_and_says_so_once() {
     let p = pristine();
     let db = std::fs::read(db_path(&p.kb)).expect("read the database");
     let query = ["search", "copy", "floor", "--json"];
-    let want = search_ids(&run(&copy_with_db(&p, &db).path().to_path_buf(), &query));
+    let want = search_ids(&run(copy_with_db(&p, &db).path(), &query));
     assert!(!want.is_empty());
-    let damages: [(&str, &dyn Fn(&Path)); 5] = [
+    let damages: [(&str, &Damage); 5] = [
         ("a deleted segment file", &|kb| {
             std::fs::remove_file(segment_file(kb, "idx")).expect("rm")
         }),
