@@ -111,6 +111,19 @@ fn file_stamp(path: &Path) -> Option<String> {
     }
 }
 
+/// Writes the stamp of the database file in `dir` to the checked file, through a temporary and
+/// a rename so a reader never sees half a stamp. Only a handle that found the file sound calls
+/// this, after its own writes (its open, each commit, its close), so other processes can skip
+/// the full check while the file holds nothing but what checked handles wrote.
+fn record_stamp(dir: &Path) {
+    let Some(stamp) = file_stamp(&dir.join(DB_FILE)) else { return };
+    let tmp = dir.join(format!("{CHECKED_FILE}.tmp-{}", std::process::id()));
+    if std::fs::write(&tmp, stamp).is_ok() && std::fs::rename(&tmp, dir.join(CHECKED_FILE)).is_err()
+    {
+        let _ = std::fs::remove_file(&tmp);
+    }
+}
+
 /// What [`Store::ensure_checked`] did.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum CheckOutcome {
@@ -205,9 +218,7 @@ impl Store {
         }
         let opened_stamp = file_stamp(&path);
         catch_damage(&path, || {
-            let db = builder()
-                .open(&path)
-                .map_err(|source| OpenError::Database { path: path.clone(), source })?;
+            let db = builder().open(&path).map_err(|source| open_error(&path, source))?;
             let store = Store {
                 db: Handle::ReadWrite(db),
                 lock_wait: DEFAULT_LOCK_WAIT,
@@ -229,9 +240,7 @@ impl Store {
             return Err(OpenError::NotFound { path: dir.into() });
         }
         catch_damage(&path, || {
-            let db = builder()
-                .open_read_only(&path)
-                .map_err(|source| OpenError::Database { path: path.clone(), source })?;
+            let db = builder().open_read_only(&path).map_err(|source| open_error(&path, source))?;
             let store = Store {
                 db: Handle::ReadOnly(db),
                 lock_wait: DEFAULT_LOCK_WAIT,
@@ -288,7 +297,8 @@ impl Store {
     /// The check a write handle gets before anything is written: when the file, as this
     /// handle found it just before opening it, is unchanged since a checked handle last closed
     /// it (same device, inode, length and change time as the stamp in `.evokb/checked`),
-    /// nothing more; otherwise the full [`Store::check_integrity`]. This keeps the cost of a
+    /// nothing more; otherwise the full [`Store::check_integrity`] and a decode of every record
+    /// and layout (a value that does not decode is [`StoreError::Corrupted`]). This keeps the cost of a
     /// write (a search records a hit) independent of the store's size while any outside change
     /// to the file is still checked.
     pub fn ensure_checked(&mut self) -> Result<CheckOutcome, StoreError> {
@@ -296,22 +306,26 @@ impl Store {
         let recorded = std::fs::read_to_string(self.dir.join(CHECKED_FILE)).ok();
         if stamp.is_some() && stamp == recorded {
             self.trusted = true;
+            // The open itself wrote to the file.
+            self.record_stamp();
             return Ok(CheckOutcome::Unchanged);
         }
         self.check_integrity()?;
+        // The pages are what redb wrote; the values must also be what evokb wrote.
+        self.trusted = false;
+        let txn = self.read()?;
+        txn.records()?;
+        txn.files()?;
+        drop(txn);
+        self.trusted = true;
+        self.record_stamp();
         Ok(CheckOutcome::Verified)
     }
 
     /// Writes the database file's current stamp (best effort: without it the next write
     /// handle runs the full check).
     fn record_stamp(&self) {
-        let Some(stamp) = file_stamp(&self.dir.join(DB_FILE)) else { return };
-        let tmp = self.dir.join(format!("{CHECKED_FILE}.tmp-{}", std::process::id()));
-        if std::fs::write(&tmp, stamp).is_ok()
-            && std::fs::rename(&tmp, self.dir.join(CHECKED_FILE)).is_err()
-        {
-            let _ = std::fs::remove_file(&tmp);
-        }
+        record_stamp(&self.dir);
     }
 
     /// Sets how long a write waits for another process's write transaction.
@@ -347,6 +361,7 @@ impl Store {
                         dirty: Default::default(),
                         dirty_search: Default::default(),
                         search_dir: self.dir.join(SEARCH_DIR),
+                        stamp_dir: self.trusted.then(|| self.dir.clone()),
                     })
                 }
                 Err(redb::TransactionError::WouldBlock) => {
@@ -445,6 +460,15 @@ fn try_search(
     })
 }
 
+/// The error of a refused open: [`StoreError::Damaged`] when redb's refusal means the file is
+/// damaged, else [`OpenError::Database`].
+fn open_error(path: &Path, source: redb::DatabaseError) -> OpenError {
+    match crate::error::damage_on_open(&source) {
+        Some(detail) => StoreError::Damaged { path: path.into(), detail }.into(),
+        None => OpenError::Database { path: path.into(), source },
+    }
+}
+
 /// Runs `open`, turning a panic inside redb (which a damaged file can cause) into
 /// [`StoreError::Damaged`].
 fn catch_damage(
@@ -531,6 +555,8 @@ pub struct WriteTxn {
     /// Searchable records written or deleted: their search documents are replaced at commit.
     dirty_search: std::collections::BTreeSet<CaseHash>,
     search_dir: PathBuf,
+    /// The store directory, when the handle is trusted: the commit records the file's stamp.
+    stamp_dir: Option<PathBuf>,
 }
 
 fn corrupted(table: &'static str, key: impl Into<String>, detail: String) -> StoreError {
@@ -953,6 +979,9 @@ impl WriteTxn {
                 std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| this.sync_search(gen)));
         }
         self.txn.commit()?;
+        if let Some(dir) = &self.stamp_dir {
+            record_stamp(dir);
+        }
         Ok(())
     }
 

@@ -57,16 +57,27 @@ impl OpenError {
     /// unreadable for an ordinary I/O reason).
     pub fn is_damage(&self) -> bool {
         match self {
-            OpenError::Database { source, .. } => {
-                matches!(
-                    source,
-                    redb::DatabaseError::Storage(redb::StorageError::Corrupted(_))
-                        | redb::DatabaseError::UpgradeRequired(_)
-                ) || source.to_string().contains("Not a redb database")
-            }
+            OpenError::Database { source, .. } => damage_on_open(source).is_some(),
             OpenError::Store(err) => err.is_damage(),
             _ => false,
         }
+    }
+}
+
+/// What a refused open says about damage to the file, if the refusal means damage: redb
+/// reports a header without redb's magic number as invalid data, and a bad commit slot or
+/// tree as corrupted.
+pub(crate) fn damage_on_open(source: &redb::DatabaseError) -> Option<String> {
+    match source {
+        redb::DatabaseError::Storage(redb::StorageError::Io(e))
+            if e.kind() == std::io::ErrorKind::InvalidData =>
+        {
+            Some(format!("its header is not a valid redb header (redb: {e})"))
+        }
+        redb::DatabaseError::Storage(redb::StorageError::Corrupted(msg)) => {
+            Some(format!("redb refuses to open it: {msg}"))
+        }
+        _ => None,
     }
 }
 
