@@ -245,6 +245,9 @@ pub enum Command {
     /// Draw figures as SVG
     #[command(subcommand)]
     Chart(ChartCmd),
+    /// Rebuild the store: the derived indexes of a sound store, or, when the database is
+    /// damaged, a new store imported from the markdown (the damaged one is moved aside)
+    Rebuild,
     /// Check the store's integrity and print counts per kind and a content digest
     Verify {
         /// Print the result as JSON

@@ -66,6 +66,28 @@ impl CommandError {
         self
     }
 
+    /// Adds the hints for a damaged store: what rebuilds it from the markdown.
+    pub fn damage_hints(self) -> CommandError {
+        self.hint(
+            "'evokb rebuild' moves the damaged store aside and re-imports it from the markdown \
+             (by hand: rm -rf .evokb && evokb init && evokb import)",
+        )
+        .hint(
+            "data kept only in the store (errors, rounds and timeline imports) must be imported \
+             again afterwards; the markdown files are the source of everything else",
+        )
+    }
+
+    /// A store error, with the rebuild hints when the error means the store is damaged.
+    fn store(message: String, damaged: bool) -> CommandError {
+        let e = CommandError::new(ErrorKind::Store, message);
+        if damaged {
+            e.damage_hints()
+        } else {
+            e
+        }
+    }
+
     /// Whether this is a closed stdout (a pipe to `head`), which is not a failure.
     pub fn is_broken_pipe(&self) -> bool {
         self.broken_pipe
@@ -88,13 +110,13 @@ impl From<std::io::Error> for CommandError {
 
 impl From<OpenError> for CommandError {
     fn from(err: OpenError) -> Self {
-        CommandError::new(ErrorKind::Store, err.to_string())
+        CommandError::store(err.to_string(), err.is_damage())
     }
 }
 
 impl From<StoreError> for CommandError {
     fn from(err: StoreError) -> Self {
-        CommandError::new(ErrorKind::Store, err.to_string())
+        CommandError::store(err.to_string(), err.is_damage())
     }
 }
 
@@ -120,7 +142,7 @@ impl From<ImportError> for CommandError {
             ImportError::Io { .. } => CommandError::new(ErrorKind::Store, message),
             ImportError::Follow { .. } => CommandError::new(ErrorKind::Conflict, message),
             ImportError::Layout(_) => CommandError::new(ErrorKind::InvalidInput, message),
-            ImportError::Store(_) => CommandError::new(ErrorKind::Store, message),
+            ImportError::Store(err) => CommandError::store(message, err.is_damage()),
             _ => CommandError::new(ErrorKind::Store, message),
         }
     }
@@ -133,6 +155,7 @@ impl From<RenderError> for CommandError {
             RenderError::EditedOnDisk { .. } => CommandError::new(ErrorKind::Conflict, message)
                 .hint("'evokb import' takes the edits into the store; 'evokb render --force' overwrites them"),
             RenderError::Derived(err) => (*err).into(),
+            RenderError::Store(err) => CommandError::store(message, err.is_damage()),
             _ => CommandError::new(ErrorKind::Store, message),
         }
     }
@@ -186,7 +209,7 @@ impl From<MutateError> for CommandError {
                 e.details = diagnostics.iter().map(ToString::to_string).collect();
                 e
             }
-            MutateError::Store(_) => CommandError::new(ErrorKind::Store, message),
+            MutateError::Store(err) => CommandError::store(message, err.is_damage()),
             MutateError::Render(err) => err.into(),
             _ => CommandError::new(ErrorKind::Usage, message),
         }

@@ -35,9 +35,23 @@ pub fn find(root: Option<&Path>) -> CmdResult<PathBuf> {
     .hint("run 'evokb init' at the knowledge-base root, or pass --root DIR"))
 }
 
-/// Opens the store of the knowledge base at `root`, honouring `EVOKB_LOCK_TIMEOUT_MS`.
+/// Opens the store of the knowledge base at `root` for a command that may write, honouring
+/// `EVOKB_LOCK_TIMEOUT_MS`, and checks it first ([`Store::ensure_checked`]: the full page
+/// check unless the file is unchanged since a checked handle closed it): a store that fails
+/// is refused (exit 5) before anything can be written into it.
 pub fn open(root: &Path) -> CmdResult<Store> {
-    let mut store = Store::open(&store_dir(root))?;
+    let mut store = open_unchecked(root)?;
+    store.ensure_checked()?;
+    Ok(store)
+}
+
+/// Opens the store for writing without the integrity check (the caller runs it).
+fn open_unchecked(root: &Path) -> CmdResult<Store> {
+    with_lock_timeout(Store::open(&store_dir(root))?)
+}
+
+/// Applies `EVOKB_LOCK_TIMEOUT_MS` to an open store.
+pub fn with_lock_timeout(mut store: Store) -> CmdResult<Store> {
     if let Ok(ms) = std::env::var("EVOKB_LOCK_TIMEOUT_MS") {
         let ms: u64 = ms.trim().parse().map_err(|_| {
             CommandError::new(
@@ -58,4 +72,13 @@ pub fn open_for_reading(root: &Path) -> CmdResult<Store> {
         Ok(store) => Ok(store),
         Err(_) => open(root),
     }
+}
+
+/// Opens the store for `verify`: a write handle, because redb's page-checksum check needs one,
+/// checked before any record is read, so a damaged file is named as such (exit 5) instead of
+/// failing on whichever page a read happens to reach first.
+pub fn open_checked_for_verify(root: &Path) -> CmdResult<Store> {
+    let mut store = open_unchecked(root)?;
+    store.check_integrity()?;
+    Ok(store)
 }

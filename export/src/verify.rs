@@ -1,6 +1,7 @@
 //! Integrity checks over a whole store: every value decodes, every layout reference resolves,
 //! every record sits in exactly one file, and every file parses back to exactly the records and
-//! layout the store holds (the round-trip invariant that keeps render and import inverse).
+//! layout the store holds (the round-trip invariant that keeps render and import inverse), and
+//! the facet index holds exactly the rows the records give.
 
 use std::collections::{BTreeMap, HashMap};
 
@@ -89,6 +90,11 @@ pub fn verify(store: &Store) -> Result<VerifyReport, StoreError> {
                 rec.kind, rec.id
             ));
         }
+    }
+    // The facet index is derived data; a disagreement is reported with the command that
+    // rebuilds it rather than as damage to the records.
+    for p in txn.check_facet_index()? {
+        problems.push(format!("{p} (run 'evokb rebuild' to rebuild the index)"));
     }
     let digest = txn.digest()?;
     Ok(VerifyReport { counts, digest, problems })

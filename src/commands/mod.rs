@@ -4,6 +4,7 @@ mod analytics;
 mod evolve;
 mod gitops;
 mod policy;
+mod rebuild;
 mod records;
 mod search;
 mod sync;
@@ -23,6 +24,7 @@ pub fn run(cli: &Cli) -> CmdResult {
         }
         Command::Render { out, check, force } => sync::render(root, out.as_deref(), *check, *force),
         Command::Verify { json } => sync::verify(root, *json),
+        Command::Rebuild => rebuild::rebuild(root),
         Command::Get { id, kind, json } => records::get(root, id, *kind, *json),
         Command::Set { id, field, value, kind } => records::set(root, id, *kind, field, value),
         Command::Add { file, source, actor, enqueue } => {

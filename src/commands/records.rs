@@ -122,7 +122,25 @@ pub fn list(root: Option<&Path>, kind: Option<Kind>, json_out: bool) -> CmdResul
 pub fn query(root: Option<&Path>, filter: &evokb_store::Filter, json_out: bool) -> CmdResult {
     let root = root::find(root)?;
     let store = root::open_for_reading(&root)?;
-    let rows = store.read()?.query(filter)?;
+    let first = store.read()?.query(filter);
+    let rows = match first {
+        // A facet index row that does not decode is derived data gone bad: rebuild the index
+        // from the records (through a checked write handle) and answer again.
+        Err(evokb_store::StoreError::Corrupted { table, key, detail })
+            if table.starts_with("idx.") =>
+        {
+            drop(store);
+            let store = root::open(&root)?;
+            let reason = format!(
+                "was damaged (the row at key {key} in '{table}' does not decode: {detail})"
+            );
+            let rebuilt = store.rebuild_facet_index(reason)?;
+            eprintln!("evokb: {rebuilt}");
+            let txn = store.read()?;
+            txn.query(filter)?
+        }
+        other => other?,
+    };
     if json_out {
         // Streamed straight to stdout: a broad query at 100k entries is megabytes of JSON, and
         // building a serde_json::Value first doubled the time spent on output.

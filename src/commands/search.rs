@@ -35,8 +35,8 @@ pub fn search(
         top,
     };
     let outcome = store.search(&q)?;
-    if let Some(why) = &outcome.rebuilt {
-        eprintln!("evokb: rebuilt the search index because {why}");
+    if let Some(rebuilt) = &outcome.rebuilt {
+        eprintln!("evokb: {rebuilt}");
     }
     let hits = outcome.hits;
     if !hits.is_empty() {

@@ -173,7 +173,7 @@ fn short_diff(d: &FileDiff, max_lines: usize) -> String {
 
 pub fn verify(root: Option<&Path>, json_out: bool) -> CmdResult {
     let root = root::find(root)?;
-    let store = root::open_for_reading(&root)?;
+    let store = root::open_checked_for_verify(&root)?;
     let report = evokb_export::verify(&store)?;
     if json_out {
         print_json(&json!({

@@ -66,6 +66,13 @@ pub struct Store {
     db: Handle,
     lock_wait: Duration,
     dir: PathBuf,
+    /// Whether this handle found the file sound (a full check passed, or the file is unchanged
+    /// since a checked handle last closed it); such a handle records the file's stamp when it
+    /// closes.
+    trusted: bool,
+    /// The database file's stamp just before this handle opened it (opening a read-write
+    /// handle writes to the file, so the stamp is taken first).
+    opened_stamp: Option<String>,
 }
 
 /// A read-write handle, or a read-only one that never writes to the file (not even on close,
@@ -73,6 +80,69 @@ pub struct Store {
 enum Handle {
     ReadWrite(redb::Database),
     ReadOnly(redb::ReadOnlyDatabase),
+    /// Only while the store is being dropped.
+    Closed,
+}
+
+/// The file next to the database that holds its stamp as a checked handle last left it.
+const CHECKED_FILE: &str = "checked";
+
+/// What identifies one state of the database file: device, inode, length and change time. A
+/// change made by anything but redb through a checked handle (a copy, `dd`, a restore, an
+/// editor) gives the file a new change time, which the process cannot set back.
+fn file_stamp(path: &Path) -> Option<String> {
+    let meta = std::fs::metadata(path).ok()?;
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        Some(format!(
+            "evokb.checked.v1 {} {} {} {}.{:09}\n",
+            meta.dev(),
+            meta.ino(),
+            meta.len(),
+            meta.ctime(),
+            meta.ctime_nsec()
+        ))
+    }
+    #[cfg(not(unix))]
+    {
+        let modified = meta.modified().ok()?.duration_since(std::time::UNIX_EPOCH).ok()?;
+        Some(format!("evokb.checked.v1 {} {}\n", meta.len(), modified.as_nanos()))
+    }
+}
+
+/// Writes the stamp of the database file in `dir` to the checked file, through a temporary and
+/// a rename so a reader never sees half a stamp. Only a handle that found the file sound calls
+/// this, after its own writes (its open, each commit, its close), so other processes can skip
+/// the full check while the file holds nothing but what checked handles wrote.
+fn record_stamp(dir: &Path) {
+    let Some(stamp) = file_stamp(&dir.join(DB_FILE)) else { return };
+    let tmp = dir.join(format!("{CHECKED_FILE}.tmp-{}", std::process::id()));
+    if std::fs::write(&tmp, stamp).is_ok() && std::fs::rename(&tmp, dir.join(CHECKED_FILE)).is_err()
+    {
+        let _ = std::fs::remove_file(&tmp);
+    }
+}
+
+/// What [`Store::ensure_checked`] did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CheckOutcome {
+    /// The file is unchanged since a checked handle last closed it; no pages were read.
+    Unchanged,
+    /// The full integrity check ran and passed.
+    Verified,
+}
+
+impl Drop for Store {
+    fn drop(&mut self) {
+        let db = std::mem::replace(&mut self.db, Handle::Closed);
+        let writable = matches!(db, Handle::ReadWrite(_));
+        // Closing a read-write handle writes to the file, so the stamp is taken after it.
+        drop(db);
+        if writable && self.trusted {
+            self.record_stamp();
+        }
+    }
 }
 
 /// What a search returned, and whether the index had to be rebuilt first.
@@ -80,8 +150,26 @@ enum Handle {
 pub struct SearchOutcome {
     /// The results, best first.
     pub hits: Vec<crate::search::SearchHit>,
-    /// Why the index was rebuilt, when it was (missing, out of date, corrupt).
-    pub rebuilt: Option<String>,
+    /// Why the index was rebuilt, when it was (missing, out of date, damaged).
+    pub rebuilt: Option<IndexRebuild>,
+}
+
+/// A derived index that was found missing, behind or damaged and rebuilt from the records.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct IndexRebuild {
+    /// Which index: `search index` or `facet index`.
+    pub index: &'static str,
+    /// What was wrong, completing "the index …": `was missing`, `was damaged (…)`.
+    pub reason: String,
+    /// How many records it was rebuilt from.
+    pub records: usize,
+}
+
+impl std::fmt::Display for IndexRebuild {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let s = if self.records == 1 { "" } else { "s" };
+        write!(f, "the {} {}; rebuilt it from {} record{s}", self.index, self.reason, self.records)
+    }
 }
 
 const SEARCH_GEN_KEY: &str = "search_gen";
@@ -106,8 +194,13 @@ impl Store {
         let db = builder()
             .create(&path)
             .map_err(|source| OpenError::Database { path: path.clone(), source })?;
-        let store =
-            Store { db: Handle::ReadWrite(db), lock_wait: DEFAULT_LOCK_WAIT, dir: dir.into() };
+        let store = Store {
+            db: Handle::ReadWrite(db),
+            lock_wait: DEFAULT_LOCK_WAIT,
+            dir: dir.into(),
+            trusted: true,
+            opened_stamp: None,
+        };
         let mut txn = store.write()?;
         txn.init_tables()?;
         txn.commit()?;
@@ -115,21 +208,27 @@ impl Store {
     }
 
     /// Opens the store in directory `dir`.
+    ///
+    /// redb trusts the file on open and may panic on a page damaged outside redb; such a
+    /// panic is caught here and reported as [`StoreError::Damaged`].
     pub fn open(dir: &Path) -> Result<Store, OpenError> {
         let path = dir.join(DB_FILE);
         if !path.is_file() {
             return Err(OpenError::NotFound { path: dir.into() });
         }
-        let db = builder()
-            .open(&path)
-            .map_err(|source| OpenError::Database { path: path.clone(), source })?;
-        let store =
-            Store { db: Handle::ReadWrite(db), lock_wait: DEFAULT_LOCK_WAIT, dir: dir.into() };
-        let found = store.read()?.format_version()?;
-        if found > STORE_FORMAT {
-            return Err(OpenError::UnsupportedFormat { path, found, supported: STORE_FORMAT });
-        }
-        Ok(store)
+        let opened_stamp = file_stamp(&path);
+        catch_damage(&path, || {
+            let db = builder().open(&path).map_err(|source| open_error(&path, source))?;
+            let store = Store {
+                db: Handle::ReadWrite(db),
+                lock_wait: DEFAULT_LOCK_WAIT,
+                dir: dir.into(),
+                trusted: false,
+                opened_stamp,
+            };
+            store.check_format()?;
+            Ok(store)
+        })
     }
 
     /// Opens the store in directory `dir` for reading only. Such a handle shares the file with
@@ -140,16 +239,93 @@ impl Store {
         if !path.is_file() {
             return Err(OpenError::NotFound { path: dir.into() });
         }
-        let db = builder()
-            .open_read_only(&path)
-            .map_err(|source| OpenError::Database { path: path.clone(), source })?;
-        let store =
-            Store { db: Handle::ReadOnly(db), lock_wait: DEFAULT_LOCK_WAIT, dir: dir.into() };
-        let found = store.read()?.format_version()?;
+        catch_damage(&path, || {
+            let db = builder().open_read_only(&path).map_err(|source| open_error(&path, source))?;
+            let store = Store {
+                db: Handle::ReadOnly(db),
+                lock_wait: DEFAULT_LOCK_WAIT,
+                dir: dir.into(),
+                trusted: false,
+                opened_stamp: None,
+            };
+            store.check_format()?;
+            Ok(store)
+        })
+    }
+
+    fn check_format(&self) -> Result<(), OpenError> {
+        let found = self.read()?.format_version()?;
         if found > STORE_FORMAT {
+            let path = self.dir.join(DB_FILE);
             return Err(OpenError::UnsupportedFormat { path, found, supported: STORE_FORMAT });
         }
-        Ok(store)
+        Ok(())
+    }
+
+    /// Checks the database file with redb's integrity check: the checksum of every page of the
+    /// committed trees is verified (this reads the whole file once, under the write lock) and
+    /// the allocator state is compared with the one rebuilt from the trees.
+    ///
+    /// Returns `Ok(true)` when the file is sound, `Ok(false)` when only redb's allocator state
+    /// was stale and redb rebuilt it (the trees verified, so no data was touched), and
+    /// [`StoreError::Damaged`] when a page fails its checksum. Because the store commits in two
+    /// phases (multi-writer mode), redb never falls back to an older commit here: a damaged
+    /// file is reported, not rolled back, and nothing is written to it.
+    pub fn check_integrity(&mut self) -> Result<bool, StoreError> {
+        let path = self.dir.join(DB_FILE);
+        let Handle::ReadWrite(db) = &mut self.db else { return Err(StoreError::ReadOnly) };
+        let checked =
+            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| db.check_integrity()))
+                .map_err(|panic| StoreError::Damaged {
+                    path: path.clone(),
+                    detail: format!("redb's integrity check crashed ({})", panic_text(&*panic)),
+                })?;
+        let clean = match checked {
+            Ok(clean) => clean,
+            Err(redb::DatabaseError::Storage(redb::StorageError::Corrupted(finding))) => {
+                let finding = format!("a page fails its checksum (redb: {finding})");
+                let detail = describe_damage(&path, &finding);
+                return Err(StoreError::Damaged { path, detail });
+            }
+            Err(source) => return Err(StoreError::Check { path, source: Box::new(source) }),
+        };
+        self.read()?.format_version()?;
+        self.trusted = true;
+        Ok(clean)
+    }
+
+    /// The check a write handle gets before anything is written: when the file, as this
+    /// handle found it just before opening it, is unchanged since a checked handle last closed
+    /// it (same device, inode, length and change time as the stamp in `.evokb/checked`),
+    /// nothing more; otherwise the full [`Store::check_integrity`] and a decode of every record
+    /// and layout (a value that does not decode is [`StoreError::Corrupted`]). This keeps the cost of a
+    /// write (a search records a hit) independent of the store's size while any outside change
+    /// to the file is still checked.
+    pub fn ensure_checked(&mut self) -> Result<CheckOutcome, StoreError> {
+        let stamp = self.opened_stamp.clone();
+        let recorded = std::fs::read_to_string(self.dir.join(CHECKED_FILE)).ok();
+        if stamp.is_some() && stamp == recorded {
+            self.trusted = true;
+            // The open itself wrote to the file.
+            self.record_stamp();
+            return Ok(CheckOutcome::Unchanged);
+        }
+        self.check_integrity()?;
+        // The pages are what redb wrote; the values must also be what evokb wrote.
+        self.trusted = false;
+        let txn = self.read()?;
+        txn.records()?;
+        txn.files()?;
+        drop(txn);
+        self.trusted = true;
+        self.record_stamp();
+        Ok(CheckOutcome::Verified)
+    }
+
+    /// Writes the database file's current stamp (best effort: without it the next write
+    /// handle runs the full check).
+    fn record_stamp(&self) {
+        record_stamp(&self.dir);
     }
 
     /// Sets how long a write waits for another process's write transaction.
@@ -162,6 +338,7 @@ impl Store {
         let txn = match &self.db {
             Handle::ReadWrite(db) => db.begin_read()?,
             Handle::ReadOnly(db) => db.begin_read()?,
+            Handle::Closed => return Err(StoreError::ReadOnly),
         };
         Ok(ReadTxn { txn })
     }
@@ -184,6 +361,7 @@ impl Store {
                         dirty: Default::default(),
                         dirty_search: Default::default(),
                         search_dir: self.dir.join(SEARCH_DIR),
+                        stamp_dir: self.trusted.then(|| self.dir.clone()),
                     })
                 }
                 Err(redb::TransactionError::WouldBlock) => {
@@ -206,31 +384,156 @@ impl Store {
 }
 
 impl Store {
-    /// Runs a full-text search. When the index is missing, behind the records, or cannot be
-    /// opened, it is rebuilt first (under the write lock) and the outcome says why.
+    /// Runs a full-text search. When the index is missing, behind the records, or damaged (a
+    /// segment file missing or truncated, `meta.json` unreadable, a search that fails or
+    /// crashes inside tantivy), it is rebuilt from the records first, under the write lock,
+    /// and the outcome says why.
     pub fn search(&self, q: &crate::search::SearchQuery) -> Result<SearchOutcome, StoreError> {
-        use crate::search::SearchIndex;
         let dir = self.dir.join(SEARCH_DIR);
         let gen = self.read()?.search_generation()?;
-        let reason = match SearchIndex::open(&dir) {
-            Ok(idx) if idx.generation() == Some(gen) => match idx.search(q) {
-                Ok(hits) => return Ok(SearchOutcome { hits, rebuilt: None }),
-                Err(e) => format!("it could not be read ({e})"),
-            },
-            Ok(_) => "it is behind the records".to_string(),
-            Err(_) if !dir.exists() => "it is missing".to_string(),
-            Err(e) => format!("it cannot be opened ({e})"),
+        let reason = match try_search(&dir, gen, q) {
+            Ok(hits) => return Ok(SearchOutcome { hits, rebuilt: None }),
+            Err(reason) => reason,
         };
         let w = self.write()?;
         let gen = w.search_generation()?;
-        let idx = match SearchIndex::open(&dir) {
-            // Another process rebuilt it while this one waited for the lock.
-            Ok(idx) if idx.generation() == Some(gen) => idx,
-            _ => SearchIndex::rebuild(&dir, &w.search_docs()?, gen)?,
-        };
+        // Another process may have rebuilt it while this one waited for the lock.
+        if let Ok(hits) = try_search(&dir, gen, q) {
+            return Ok(SearchOutcome { hits, rebuilt: None });
+        }
+        let docs = w.search_docs()?;
+        let idx = crate::search::SearchIndex::rebuild(&dir, &docs, gen)?;
         drop(w);
-        Ok(SearchOutcome { hits: idx.search(q)?, rebuilt: Some(reason) })
+        let rebuilt = IndexRebuild { index: "search index", reason, records: docs.len() };
+        Ok(SearchOutcome { hits: idx.search(q)?, rebuilt: Some(rebuilt) })
     }
+}
+
+impl Store {
+    /// Rebuilds the facet index from the records in one write transaction, because it was
+    /// found damaged for `reason` (completing "the facet index …").
+    pub fn rebuild_facet_index(&self, reason: String) -> Result<IndexRebuild, StoreError> {
+        let mut w = self.write()?;
+        w.rebuild_index()?;
+        let records = w.records()?.iter().filter(|r| r.kind == Kind::Entry).count();
+        w.commit()?;
+        Ok(IndexRebuild { index: "facet index", reason, records })
+    }
+
+    /// Rebuilds both derived indexes from the records, in one write transaction: the facet
+    /// tables and the search index. Returns what was rebuilt (the facet index first).
+    pub fn rebuild_indexes(&self) -> Result<[IndexRebuild; 2], StoreError> {
+        let mut w = self.write()?;
+        w.rebuild_index()?;
+        let entries = w.records()?.iter().filter(|r| r.kind == Kind::Entry).count();
+        let docs = w.search_docs()?;
+        let gen = w.search_generation()? + 1;
+        w.txn.open_table(META)?.insert(SEARCH_GEN_KEY, gen.to_be_bytes().as_slice())?;
+        crate::search::SearchIndex::rebuild(&self.dir.join(SEARCH_DIR), &docs, gen)?;
+        w.commit()?;
+        let reason = "was rebuilt on request".to_string();
+        Ok([
+            IndexRebuild { index: "facet index", reason: reason.clone(), records: entries },
+            IndexRebuild { index: "search index", reason, records: docs.len() },
+        ])
+    }
+}
+
+/// Searches the index in `dir` if it is at generation `gen` and sound; else says what is wrong
+/// with it, completing "the search index …". A panic inside tantivy counts as damage.
+fn try_search(
+    dir: &Path,
+    gen: u64,
+    q: &crate::search::SearchQuery,
+) -> Result<Vec<crate::search::SearchHit>, String> {
+    use crate::search::SearchIndex;
+    let attempt = std::panic::catch_unwind(|| match SearchIndex::open(dir) {
+        Ok(idx) if idx.generation() == Some(gen) => {
+            idx.search(q).map_err(|e| format!("was damaged (a search failed: {e})"))
+        }
+        Ok(_) => Err("was behind the records".to_string()),
+        Err(_) if !dir.join("meta.json").exists() => Err("was missing".to_string()),
+        Err(e) => Err(format!("was damaged ({e})")),
+    });
+    attempt.unwrap_or_else(|panic| {
+        Err(format!("was damaged (reading it crashed inside tantivy: {})", panic_text(&*panic)))
+    })
+}
+
+/// The error of a refused open: [`StoreError::Damaged`] when redb's refusal means the file is
+/// damaged, else [`OpenError::Database`].
+fn open_error(path: &Path, source: redb::DatabaseError) -> OpenError {
+    match crate::error::damage_on_open(&source) {
+        Some(detail) => StoreError::Damaged { path: path.into(), detail }.into(),
+        None => OpenError::Database { path: path.into(), source },
+    }
+}
+
+/// Runs `open`, turning a panic inside redb (which a damaged file can cause) into
+/// [`StoreError::Damaged`].
+fn catch_damage(
+    path: &Path,
+    open: impl FnOnce() -> Result<Store, OpenError>,
+) -> Result<Store, OpenError> {
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(open)) {
+        Ok(res) => res,
+        Err(panic) => {
+            let finding = format!("reading it crashed inside redb: {}", panic_text(&*panic));
+            let detail = describe_damage(path, &finding);
+            Err(StoreError::Damaged { path: path.into(), detail }.into())
+        }
+    }
+}
+
+/// The message of a caught panic.
+fn panic_text(panic: &(dyn std::any::Any + Send)) -> String {
+    panic
+        .downcast_ref::<&str>()
+        .map(|s| (*s).to_string())
+        .or_else(|| panic.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "no message".to_string())
+}
+
+/// A read of one table that fails when the table cannot be read back.
+type Probe<'a> = dyn Fn() -> Result<(), StoreError> + 'a;
+
+/// Names what a failed integrity check found: redb's finding and the tables whose rows cannot
+/// all be read back and decoded (probed through a fresh read-only handle, with a panic inside
+/// redb counted as a failed read).
+fn describe_damage(path: &Path, finding: &str) -> String {
+    use std::panic::{catch_unwind, AssertUnwindSafe};
+    let opened = catch_unwind(|| builder().open_read_only(path).map_err(|e| e.to_string()));
+    let tables = match opened {
+        Ok(Ok(db)) => match db.begin_read() {
+            Ok(txn) => {
+                let txn = ReadTxn { txn };
+                let probes: [(&str, &Probe<'_>); 4] = [
+                    ("records", &|| txn.records().map(drop)),
+                    ("files", &|| txn.files().map(drop)),
+                    ("meta", &|| txn.format_version().map(drop)),
+                    ("idx.query_rows", &|| txn.query(&crate::query::Filter::default()).map(drop)),
+                ];
+                let bad: Vec<&str> = probes
+                    .iter()
+                    .filter(|(_, probe)| {
+                        !matches!(catch_unwind(AssertUnwindSafe(probe)), Ok(Ok(())))
+                    })
+                    .map(|(name, _)| *name)
+                    .collect();
+                if bad.is_empty() {
+                    "the records and layouts still read back, but other pages (sync marks, \
+                     indexes or redb's own tables) do not"
+                        .to_string()
+                } else {
+                    format!("tables that cannot be read back: {}", bad.join(", "))
+                }
+            }
+            Err(e) => format!("no read transaction can begin ({e})"),
+        },
+        Ok(Err(e)) => format!("the file cannot be opened for reading ({e})"),
+        Err(_) => "opening the file for reading crashes inside redb".to_string(),
+    };
+    format!("{finding}; {tables}")
 }
 
 fn builder() -> redb::Builder {
@@ -252,6 +555,8 @@ pub struct WriteTxn {
     /// Searchable records written or deleted: their search documents are replaced at commit.
     dirty_search: std::collections::BTreeSet<CaseHash>,
     search_dir: PathBuf,
+    /// The store directory, when the handle is trusted: the commit records the file's stamp.
+    stamp_dir: Option<PathBuf>,
 }
 
 fn corrupted(table: &'static str, key: impl Into<String>, detail: String) -> StoreError {
@@ -492,6 +797,14 @@ macro_rules! read_methods {
 
 impl ReadTxn {
     read_methods!();
+
+    /// Compares the facet index tables (`idx.*`) with what the records and layouts say they
+    /// must hold; one sentence per disagreement, empty when the index is exact. This reads
+    /// every record, so it belongs in `verify`, not in every query.
+    pub fn check_facet_index(&self) -> Result<Vec<String>, StoreError> {
+        let layouts = self.files()?;
+        crate::query::check(&self.txn, &layouts, &|h| self.record(h))
+    }
 }
 
 impl WriteTxn {
@@ -529,12 +842,22 @@ impl WriteTxn {
         Ok(())
     }
 
-    /// Rebuilds the facet index of every file, for example after an upgrade.
-    pub fn rebuild_index(&mut self) -> Result<(), StoreError> {
-        for layout in self.files()? {
+    /// Rebuilds the facet index from scratch at commit: its tables are emptied now and every
+    /// file's rows are written again from the records, so rows that disagree with the records
+    /// or belong to no file are gone. Returns the number of files that will be indexed.
+    pub fn rebuild_index(&mut self) -> Result<usize, StoreError> {
+        for def in [crate::query::FACETS, crate::query::BY_FILE] {
+            self.txn.delete_table(def)?;
+            self.txn.open_table(def)?;
+        }
+        self.txn.delete_table(crate::query::ROWS)?;
+        self.txn.open_table(crate::query::ROWS)?;
+        let files = self.files()?;
+        let n = files.len();
+        for layout in files {
             self.dirty.insert(layout.path);
         }
-        Ok(())
+        Ok(n)
     }
 
     /// Inserts or replaces a record under its case hash.
@@ -663,11 +986,17 @@ impl WriteTxn {
         if !self.dirty_search.is_empty() {
             let gen = self.search_generation()? + 1;
             self.txn.open_table(META)?.insert(SEARCH_GEN_KEY, gen.to_be_bytes().as_slice())?;
-            // A failure here leaves the index behind the records; the next search notices the
-            // generation mismatch and rebuilds it, so the records' commit goes ahead.
-            let _ = self.sync_search(gen);
+            // A failure (or a panic inside tantivy) here leaves the index behind the records;
+            // the next search notices the generation mismatch and rebuilds it, so the records'
+            // commit goes ahead.
+            let this = &self;
+            let _ =
+                std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| this.sync_search(gen)));
         }
         self.txn.commit()?;
+        if let Some(dir) = &self.stamp_dir {
+            record_stamp(dir);
+        }
         Ok(())
     }
 
@@ -814,6 +1143,30 @@ mod tests {
         assert!(waiter.read()?.records()?.is_empty());
         drop(held);
         assert!(waiter.write().is_ok(), "the lock is free again");
+        Ok(())
+    }
+
+    #[test]
+    fn a_write_handle_checks_the_file_unless_it_is_unchanged_since_a_checked_close(
+    ) -> Result<(), Box<dyn std::error::Error>> {
+        let dir = tempfile::tempdir()?;
+        let store = Store::create(dir.path())?;
+        let mut w = store.write()?;
+        w.put_record(&rec("x", "1"))?;
+        w.commit()?;
+        drop(store);
+        let mut s = Store::open(dir.path())?;
+        assert_eq!(s.ensure_checked()?, CheckOutcome::Unchanged);
+        drop(s);
+        // Any outside write, even of the same bytes, gives the file a new change time.
+        let path = dir.path().join(DB_FILE);
+        let bytes = std::fs::read(&path)?;
+        std::fs::write(&path, &bytes)?;
+        let mut s = Store::open(dir.path())?;
+        assert_eq!(s.ensure_checked()?, CheckOutcome::Verified);
+        drop(s);
+        let mut s = Store::open(dir.path())?;
+        assert_eq!(s.ensure_checked()?, CheckOutcome::Unchanged);
         Ok(())
     }
 

@@ -52,6 +52,35 @@ pub enum OpenError {
     Store(#[from] StoreError),
 }
 
+impl OpenError {
+    /// Whether the error means the database file is damaged (rather than missing, busy or
+    /// unreadable for an ordinary I/O reason).
+    pub fn is_damage(&self) -> bool {
+        match self {
+            OpenError::Database { source, .. } => damage_on_open(source).is_some(),
+            OpenError::Store(err) => err.is_damage(),
+            _ => false,
+        }
+    }
+}
+
+/// What a refused open says about damage to the file, if the refusal means damage: redb
+/// reports a header without redb's magic number as invalid data, and a bad commit slot or
+/// tree as corrupted.
+pub(crate) fn damage_on_open(source: &redb::DatabaseError) -> Option<String> {
+    match source {
+        redb::DatabaseError::Storage(redb::StorageError::Io(e))
+            if e.kind() == std::io::ErrorKind::InvalidData =>
+        {
+            Some(format!("its header is not a valid redb header (redb: {e})"))
+        }
+        redb::DatabaseError::Storage(redb::StorageError::Corrupted(msg)) => {
+            Some(format!("redb refuses to open it: {msg}"))
+        }
+        _ => None,
+    }
+}
+
 /// The write lock stayed taken for the whole configured wait.
 #[derive(Debug, thiserror::Error)]
 #[error("the store is busy: another evokb process held the write lock for {waited_ms} ms (raise EVOKB_LOCK_TIMEOUT_MS to wait longer)")]
@@ -85,6 +114,23 @@ pub enum StoreError {
     /// The search index failed.
     #[error(transparent)]
     Search(#[from] crate::search::SearchError),
+    /// The database file failed its integrity check: a page's checksum does not match, so some
+    /// committed data can no longer be trusted.
+    #[error("the store '{}' is damaged: {detail}", path.display())]
+    Damaged {
+        /// The database file.
+        path: PathBuf,
+        /// What is damaged: redb's finding and the tables that could not be read.
+        detail: String,
+    },
+    /// The integrity check could not run at all (for example an I/O error).
+    #[error("the integrity check of '{}' could not run: {source}", path.display())]
+    Check {
+        /// The database file.
+        path: PathBuf,
+        /// What redb said.
+        source: Box<redb::DatabaseError>,
+    },
     /// A stored value could not be decoded.
     #[error("corrupted value in table '{table}' at key '{key}': {detail}")]
     Corrupted {
@@ -95,6 +141,29 @@ pub enum StoreError {
         /// What was wrong.
         detail: String,
     },
+}
+
+impl StoreError {
+    /// Whether the error means stored data is damaged: a value that does not decode, a page
+    /// that fails its checksum, or a b-tree redb reports as corrupted.
+    pub fn is_damage(&self) -> bool {
+        fn storage(e: &redb::StorageError) -> bool {
+            matches!(e, redb::StorageError::Corrupted(_))
+        }
+        match self {
+            StoreError::Corrupted { .. } | StoreError::Damaged { .. } => true,
+            StoreError::Storage(e) => storage(e),
+            StoreError::Table(redb::TableError::Storage(e)) => storage(e),
+            StoreError::Commit(redb::CommitError::Storage(e)) => storage(e),
+            StoreError::Transaction(e) => {
+                matches!(&**e, redb::TransactionError::Storage(s) if storage(s))
+            }
+            StoreError::Check { source, .. } => {
+                matches!(&**source, redb::DatabaseError::Storage(s) if storage(s))
+            }
+            _ => false,
+        }
+    }
 }
 
 impl From<redb::TransactionError> for StoreError {

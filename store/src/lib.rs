@@ -41,7 +41,8 @@ pub mod search;
 mod tally;
 
 pub use db::{
-    store_dir, Collection, ReadTxn, Store, WriteTxn, DB_FILE, DEFAULT_LOCK_WAIT, STORE_FORMAT,
+    store_dir, CheckOutcome, Collection, IndexRebuild, ReadTxn, SearchOutcome, Store, WriteTxn,
+    DB_FILE, DEFAULT_LOCK_WAIT, STORE_FORMAT,
 };
 pub use error::{BusyError, Error, OpenError, StoreError};
 pub use query::{Filter, QueryRow};

@@ -182,26 +182,122 @@ pub(crate) fn reindex_file(
         by_file.remove(key.as_slice())?;
     }
     let Some(layout) = layout else { return Ok(()) };
+    for (h, row) in entry_rows(layout, get)? {
+        for (f, v) in facet_values(&row) {
+            facets.insert(facet_key(f, &v, Some(&h)).as_slice(), ())?;
+        }
+        rows.insert(h.0, codec::encode(&row).as_slice())?;
+        by_file.insert(file_key(path, &h).as_slice(), ())?;
+    }
+    Ok(())
+}
+
+/// The query rows of the entries a file holds, in file order, with their first lines.
+fn entry_rows(
+    layout: &FileLayout,
+    get: &dyn Fn(&CaseHash) -> Result<Option<Record>, StoreError>,
+) -> Result<Vec<(CaseHash, QueryRow)>, StoreError> {
+    let mut out = Vec::new();
     let mut line: u64 = 1;
     for item in &layout.items {
         match item {
             LayoutItem::Prose(p) => line += p.matches('\n').count() as u64,
             LayoutItem::Record(h) => {
                 let Some(rec) = get(h)? else { continue };
-                let text = rec.text();
                 if rec.kind == Kind::Entry {
-                    let row = row_for(&rec, line);
-                    for (f, v) in facet_values(&row) {
-                        facets.insert(facet_key(f, &v, Some(h)).as_slice(), ())?;
-                    }
-                    rows.insert(h.0, codec::encode(&row).as_slice())?;
-                    by_file.insert(file_key(path, h).as_slice(), ())?;
+                    out.push((*h, row_for(&rec, line)));
                 }
-                line += text.matches('\n').count() as u64;
+                line += rec.text().matches('\n').count() as u64;
             }
         }
     }
-    Ok(())
+    Ok(out)
+}
+
+/// Compares the facet index tables with what the records and layouts say they must hold.
+/// Returns one sentence per disagreement (at most a few per table, then a count); empty when
+/// the index is exact.
+pub(crate) fn check(
+    txn: &redb::ReadTransaction,
+    layouts: &[FileLayout],
+    get: &dyn Fn(&CaseHash) -> Result<Option<Record>, StoreError>,
+) -> Result<Vec<String>, StoreError> {
+    let mut want_rows = BTreeMap::new();
+    let mut want_facets = BTreeSet::new();
+    let mut want_by_file = BTreeSet::new();
+    for layout in layouts {
+        for (h, row) in entry_rows(layout, get)? {
+            for (f, v) in facet_values(&row) {
+                want_facets.insert(facet_key(f, &v, Some(&h)));
+            }
+            want_by_file.insert(file_key(&layout.path, &h));
+            want_rows.insert(h.0, row);
+        }
+    }
+    let mut problems = Vec::new();
+    let mut rows_seen = BTreeSet::new();
+    let mut row_problems = Vec::new();
+    match txn.open_table(ROWS) {
+        Ok(rows) => {
+            for r in rows.iter()? {
+                let (k, v) = r?;
+                let key = k.value();
+                rows_seen.insert(key);
+                let name =
+                    want_rows.get(&key).map_or_else(|| crate::record::hex(&key), |w| w.id.clone());
+                match (decode_row(&key, v.value()), want_rows.get(&key)) {
+                    (Err(e), _) => row_problems
+                        .push(format!("the facet index row of '{name}' does not decode ({e})")),
+                    (Ok(_), None) => row_problems.push(format!(
+                        "the facet index has a row for {name}, which is no entry of any file"
+                    )),
+                    (Ok(got), Some(want)) if got != *want => row_problems.push(format!(
+                        "the facet index row of entry '{name}' disagrees with its record"
+                    )),
+                    _ => {}
+                }
+            }
+        }
+        Err(redb::TableError::TableDoesNotExist(_)) => {}
+        Err(err) => return Err(err.into()),
+    }
+    for (k, row) in &want_rows {
+        if !rows_seen.contains(k) {
+            row_problems.push(format!("the facet index lacks entry '{}'", row.id));
+        }
+    }
+    summarise(&mut problems, row_problems);
+    for (name, def, want) in
+        [("facet keys", FACETS, &want_facets), ("file keys", BY_FILE, &want_by_file)]
+    {
+        let mut have = BTreeSet::new();
+        match txn.open_table(def) {
+            Ok(t) => {
+                for r in t.iter()? {
+                    have.insert(r?.0.value().to_vec());
+                }
+            }
+            Err(redb::TableError::TableDoesNotExist(_)) => {}
+            Err(err) => return Err(err.into()),
+        }
+        let extra = have.difference(want).count();
+        let missing = want.difference(&have).count();
+        if extra + missing > 0 {
+            problems.push(format!(
+                "the facet index's {name} disagree with the records: {missing} missing, {extra} left over"
+            ));
+        }
+    }
+    Ok(problems)
+}
+
+/// Appends up to five of `found`, then how many more there are.
+fn summarise(out: &mut Vec<String>, found: Vec<String>) {
+    let more = found.len().saturating_sub(5);
+    out.extend(found.into_iter().take(5));
+    if more > 0 {
+        out.push(format!("… and {more} more facet index rows that disagree with the records"));
+    }
 }
 
 /// Scans keys under `prefix` and returns the case hashes at their end.

@@ -7,6 +7,7 @@ mod support;
 mod analytics;
 mod changelog;
 mod concurrency;
+mod corrupt;
 mod crash;
 mod evolution;
 mod fuzz_regressions;

@@ -214,6 +214,9 @@ pub struct SearchIndex {
     index: Index,
     fields: Fields,
     dir: PathBuf,
+    /// A reader over the segments of the last commit, opened with the index so that a missing
+    /// or truncated segment file is found at open rather than by the first query that needs it.
+    reader: Option<IndexReader>,
 }
 
 fn analyzer() -> TextAnalyzer {
@@ -221,7 +224,8 @@ fn analyzer() -> TextAnalyzer {
 }
 
 impl SearchIndex {
-    /// Opens the index in `dir`, if there is one.
+    /// Opens the index in `dir`, if there is one, with a reader over every segment: each
+    /// segment file must be present and end in a valid tantivy footer.
     pub fn open(dir: &Path) -> Result<SearchIndex, SearchError> {
         let err = |source| SearchError::Index { dir: dir.into(), source };
         let mmap = MmapDirectory::open(dir).map_err(|e| err(e.into()))?;
@@ -231,7 +235,8 @@ impl SearchIndex {
             return Err(err(tantivy::TantivyError::SchemaError("an older index layout".into())));
         }
         index.tokenizers().register(TOKENIZER_NAME, analyzer());
-        Ok(SearchIndex { index, fields, dir: dir.into() })
+        let reader = open_reader(&index).map_err(err)?;
+        Ok(SearchIndex { index, fields, dir: dir.into(), reader: Some(reader) })
     }
 
     /// The search generation of the index's last commit.
@@ -255,8 +260,9 @@ impl SearchIndex {
         let mmap = MmapDirectory::open(dir).map_err(|e| err(e.into()))?;
         let index = Index::create(mmap, schema, Default::default()).map_err(err)?;
         index.tokenizers().register(TOKENIZER_NAME, analyzer());
-        let idx = SearchIndex { index, fields, dir: dir.into() };
+        let mut idx = SearchIndex { index, fields, dir: dir.into(), reader: None };
         idx.apply(&[], docs, gen)?;
+        idx.reader = Some(open_reader(&idx.index).map_err(err)?);
         Ok(idx)
     }
 
@@ -350,12 +356,10 @@ impl SearchIndex {
             must.push((Occur::Must, Box::new(BooleanQuery::new(any))));
         }
         let query = BooleanQuery::new(must);
-        let reader: IndexReader = self
-            .index
-            .reader_builder()
-            .reload_policy(ReloadPolicy::Manual)
-            .try_into()
-            .map_err(err)?;
+        let reader = match &self.reader {
+            Some(reader) => reader.clone(),
+            None => open_reader(&self.index).map_err(err)?,
+        };
         let searcher = reader.searcher();
         // Fetch extra so ties at the cut are broken by id, not by segment order.
         let want = q.top + 32;
@@ -389,6 +393,11 @@ impl SearchIndex {
         hits.truncate(q.top);
         Ok(hits)
     }
+}
+
+/// A reader over the index's last commit, opening every segment's files.
+fn open_reader(index: &Index) -> tantivy::Result<IndexReader> {
+    index.reader_builder().reload_policy(ReloadPolicy::Manual).try_into()
 }
 
 /// The first trimmed, non-empty body line (not a `---` line) that holds a query token, else the
