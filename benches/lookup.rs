@@ -47,7 +47,9 @@ impl Corpus {
         let dir = tempfile::tempdir().expect("tempdir");
         evokb_synth::write_kb(dir.path(), n, SEED).expect("corpus");
         let t1 = Instant::now();
-        let store = Store::create(&dir.path().join(".evokb")).expect("store");
+        let store =
+            Store::create(&dir.path().join(".evokb"), evokb_export::index::default_indexer())
+                .expect("store");
         import(dir.path(), &store, ImportOptions::default()).expect("import");
         let t2 = Instant::now();
         let records = store.read().expect("read").records().expect("records");

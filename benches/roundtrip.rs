@@ -32,7 +32,11 @@ fn bench(c: &mut Criterion) {
         b.iter_batched(
             || {
                 let dir = tempfile::tempdir().expect("tempdir");
-                let store = Store::create(&dir.path().join(".evokb")).expect("store");
+                let store = Store::create(
+                    &dir.path().join(".evokb"),
+                    evokb_export::index::default_indexer(),
+                )
+                .expect("store");
                 (dir, store)
             },
             |(dir, store)| {
@@ -44,7 +48,8 @@ fn bench(c: &mut Criterion) {
         )
     });
     let sdir = tempfile::tempdir().expect("tempdir");
-    let store = Store::create(&sdir.path().join(".evokb")).expect("store");
+    let store = Store::create(&sdir.path().join(".evokb"), evokb_export::index::default_indexer())
+        .expect("store");
     import(kb.path(), &store, ImportOptions::default()).expect("import");
     group.bench_function("render_all", |b| {
         b.iter(|| render::render_all(&store.read().expect("read")).expect("render").len())

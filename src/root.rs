@@ -47,7 +47,13 @@ pub fn open(root: &Path) -> CmdResult<Store> {
 
 /// Opens the store for writing without the integrity check (the caller runs it).
 fn open_unchecked(root: &Path) -> CmdResult<Store> {
-    with_lock_timeout(Store::open(&store_dir(root))?)
+    with_lock_timeout(Store::open(&store_dir(root), indexer(root)?)?)
+}
+
+/// The indexer of the knowledge base at `root`: its facet rows and search documents are built
+/// by the markdown layer, for the layout its `evokb.toml` declares.
+pub fn indexer(root: &Path) -> CmdResult<std::sync::Arc<dyn evokb_store::Indexer>> {
+    Ok(evokb_export::index::indexer(evokb_export::layout::Layout::load(root)?))
 }
 
 /// Applies `EVOKB_LOCK_TIMEOUT_MS` to an open store.
@@ -68,7 +74,7 @@ pub fn with_lock_timeout(mut store: Store) -> CmdResult<Store> {
 /// file (a read-write handle in multi-writer mode syncs the file when it closes). Falls back to
 /// a read-write open when the store needs recovery after a crash.
 pub fn open_for_reading(root: &Path) -> CmdResult<Store> {
-    match Store::open_read_only(&store_dir(root)) {
+    match Store::open_read_only(&store_dir(root), indexer(root)?) {
         Ok(store) => Ok(store),
         Err(_) => open(root),
     }

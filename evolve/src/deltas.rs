@@ -48,7 +48,7 @@ pub fn same_topic(a: &Record, b: &Record) -> Option<f64> {
     }
     let fam = |r: &Record| -> BTreeSet<String> {
         r.field("family")
-            .map(evokb_store::query::parse_list)
+            .map(evokb_export::index::parse_list)
             .unwrap_or_default()
             .into_iter()
             .map(|f| f.to_lowercase())

@@ -234,41 +234,42 @@ pub fn lint(txn: &ReadTxn, input: &LintInput<'_>) -> Result<Vec<Finding>, StoreE
         let start = lines.get(&rec.case_hash()).copied().unwrap_or(0);
         let file_dir = input.root.join(&rec.file);
         let file_dir = file_dir.parent().unwrap_or(input.root);
-        match rec.kind {
-            Kind::Entry => {
-                let is_alg = rec.id.starts_with("ALG-") || rec.file == lay.algorithm_candidates;
-                if !is_alg {
-                    lint_entry(
-                        rec,
-                        start,
-                        input.root,
-                        index_present.then_some(&index_ids),
-                        &repro_files,
-                        &lay.repro,
-                        &mut push,
-                    );
-                }
+        // Kind-specific rules first; every kind the table marks as read by agents then gets
+        // the security and wording checks.
+        if rec.kind == Kind::Entry {
+            let is_alg = rec.id.starts_with("ALG-") || rec.file == lay.algorithm_candidates;
+            if !is_alg {
+                lint_entry(
+                    rec,
+                    start,
+                    input.root,
+                    index_present.then_some(&index_ids),
+                    &repro_files,
+                    &lay.repro,
+                    &mut push,
+                );
             }
-            Kind::QueueItem => lint_queue_item(rec, start, &mut push),
-            Kind::Repro => {
-                let bytes: u64 = rec.field("bytes").and_then(|v| v.parse().ok()).unwrap_or(0);
-                let n_lines: u64 = rec.field("lines").and_then(|v| v.parse().ok()).unwrap_or(0);
-                if bytes > input.budgets.repro_bytes || n_lines > input.budgets.repro_lines {
-                    push(Some(rec), &rec.file, 0, "KB-BUDGET", "warning", format!("repro is {bytes} bytes / {n_lines} lines; the budget is {} bytes / {} lines", input.budgets.repro_bytes, input.budgets.repro_lines));
-                }
-                if !repro_named.contains(&rec.id) {
-                    push(
-                        Some(rec),
-                        &rec.file,
-                        0,
-                        "KB-REPRO-ORPHAN",
-                        "warning",
-                        "no entry's 'repro' names this script".into(),
-                    );
-                }
-                continue;
+        }
+        if rec.kind == Kind::QueueItem {
+            lint_queue_item(rec, start, &mut push);
+        }
+        if rec.kind == Kind::Repro {
+            let bytes: u64 = rec.field("bytes").and_then(|v| v.parse().ok()).unwrap_or(0);
+            let n_lines: u64 = rec.field("lines").and_then(|v| v.parse().ok()).unwrap_or(0);
+            if bytes > input.budgets.repro_bytes || n_lines > input.budgets.repro_lines {
+                push(Some(rec), &rec.file, 0, "KB-BUDGET", "warning", format!("repro is {bytes} bytes / {n_lines} lines; the budget is {} bytes / {} lines", input.budgets.repro_bytes, input.budgets.repro_lines));
             }
-            _ => {}
+            if !repro_named.contains(&rec.id) {
+                push(
+                    Some(rec),
+                    &rec.file,
+                    0,
+                    "KB-REPRO-ORPHAN",
+                    "warning",
+                    "no entry's 'repro' names this script".into(),
+                );
+            }
+            continue;
         }
         if !evokb_export::kinds::info(rec.kind).agent_read {
             continue;
@@ -723,11 +724,7 @@ pub struct StaleReport {
 pub fn stale(records: &[Record], current: &Stamp) -> StaleReport {
     let mut report = StaleReport::default();
     for rec in records {
-        let tc = match rec.kind {
-            Kind::Entry => rec.field("toolchain"),
-            Kind::QueueItem => rec.field("toolchain_stamp"),
-            _ => None,
-        };
+        let tc = evokb_export::kinds::info(rec.kind).stamp_field.and_then(|f| rec.field(f));
         let Some(tc) = tc else { continue };
         report.checked += 1;
         let s = parse_stamp(tc);

@@ -37,6 +37,8 @@ pub struct KindInfo {
     pub lookup_rank: u8,
     /// Whether a record is one row of a markdown table (its values stay on one line).
     pub table_row: bool,
+    /// The field holding the record's toolchain stamp, which `stale` checks.
+    pub stamp_field: Option<&'static str>,
     /// How a field the record lacks is written when `set` adds it: the text before `key: `
     /// (`""` for front-matter and yaml, `"- "` for queue bullets); `None` when fields cannot
     /// be added.
@@ -56,6 +58,7 @@ pub const fn info(kind: Kind) -> KindInfo {
         hit_target: false,
         lookup_rank: u8::MAX,
         table_row: false,
+        stamp_field: None,
         new_field_prefix: None,
     };
     match kind {
@@ -68,6 +71,7 @@ pub const fn info(kind: Kind) -> KindInfo {
             agent_read: true,
             hit_target: true,
             lookup_rank: 0,
+            stamp_field: Some("toolchain"),
             new_field_prefix: Some(""),
             ..base
         },
@@ -78,6 +82,7 @@ pub const fn info(kind: Kind) -> KindInfo {
             searchable: true,
             agent_read: true,
             lookup_rank: 1,
+            stamp_field: Some("toolchain_stamp"),
             new_field_prefix: Some("- "),
             ..base
         },

@@ -13,6 +13,7 @@ pub mod derive;
 pub mod diag;
 pub mod error;
 pub mod fsread;
+pub mod index;
 pub mod kinds;
 pub mod layout;
 pub mod loss;

@@ -17,7 +17,7 @@ use crate::root;
 pub fn rebuild(root: Option<&Path>) -> CmdResult {
     let root = root::find(root)?;
     let dir = store_dir(&root);
-    let damage = match assess(&dir)? {
+    let damage = match assess(&dir, &root)? {
         Assessment::Sound(store) => {
             let [facets, search] = store.rebuild_indexes()?;
             print(&format!(
@@ -35,7 +35,7 @@ pub fn rebuild(root: Option<&Path>) -> CmdResult {
             format!("cannot move the damaged store '{}' aside: {e}", dir.display()),
         )
     })?;
-    let store = root::with_lock_timeout(Store::create(&dir)?)?;
+    let store = root::with_lock_timeout(Store::create(&dir, root::indexer(&root)?)?)?;
     let report = evokb_export::import(&root, &store, Default::default())?;
     let records: u64 = report.counts.values().sum();
     print(&format!(
@@ -54,8 +54,8 @@ enum Assessment {
 
 /// Opens the store and runs the full check: redb's page checksums, then a decode of every
 /// record and layout. Errors that are not damage (busy, missing store, I/O) end the command.
-fn assess(dir: &Path) -> CmdResult<Assessment> {
-    let mut store = match Store::open(dir) {
+fn assess(dir: &Path, root: &Path) -> CmdResult<Assessment> {
+    let mut store = match Store::open(dir, root::indexer(root)?) {
         Ok(store) => root::with_lock_timeout(store)?,
         Err(e) if e.is_damage() => return Ok(Assessment::Damaged(e.to_string())),
         Err(e) => return Err(e.into()),

@@ -16,7 +16,7 @@ use crate::root;
 pub fn init(root: Option<&Path>) -> CmdResult {
     let root = root::explicit_or_cwd(root)?;
     let dir = store_dir(&root);
-    Store::create(&dir)?;
+    Store::create(&dir, root::indexer(&root)?)?;
     let mut out = format!("created an empty evokb store in {}\n", dir.display());
     if let Some(attributes) = super::gitops::register_merge_driver(&root)? {
         out.push_str(&format!(

@@ -6,12 +6,14 @@
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use redb::{ReadableDatabase, ReadableTable, ReadableTableMetadata, TableDefinition};
 
 use crate::codec;
 use crate::error::{BusyError, OpenError, StoreError};
+use crate::index::Indexer;
 use crate::record::{CaseHash, FileLayout, Kind, LayoutItem, Record, Segment, SyncMark};
 
 /// Records by case hash.
@@ -64,6 +66,8 @@ pub const DEFAULT_LOCK_WAIT: Duration = Duration::from_secs(30);
 /// An open store.
 pub struct Store {
     db: Handle,
+    /// Builds facet rows and search documents: the layer that knows the file formats.
+    indexer: Arc<dyn Indexer>,
     lock_wait: Duration,
     dir: PathBuf,
     /// Whether this handle found the file sound (a full check passed, or the file is unchanged
@@ -177,7 +181,7 @@ const SEARCH_DIR: &str = "search";
 
 impl Store {
     /// Creates a new, empty store in directory `dir` (created if missing).
-    pub fn create(dir: &Path) -> Result<Store, OpenError> {
+    pub fn create(dir: &Path, indexer: Arc<dyn Indexer>) -> Result<Store, OpenError> {
         let path = dir.join(DB_FILE);
         if path.exists() {
             return Err(OpenError::AlreadyExists { path });
@@ -195,6 +199,7 @@ impl Store {
             .create(&path)
             .map_err(|source| OpenError::Database { path: path.clone(), source })?;
         let store = Store {
+            indexer,
             db: Handle::ReadWrite(db),
             lock_wait: DEFAULT_LOCK_WAIT,
             dir: dir.into(),
@@ -211,7 +216,7 @@ impl Store {
     ///
     /// redb trusts the file on open and may panic on a page damaged outside redb; such a
     /// panic is caught here and reported as [`StoreError::Damaged`].
-    pub fn open(dir: &Path) -> Result<Store, OpenError> {
+    pub fn open(dir: &Path, indexer: Arc<dyn Indexer>) -> Result<Store, OpenError> {
         let path = dir.join(DB_FILE);
         if !path.is_file() {
             return Err(OpenError::NotFound { path: dir.into() });
@@ -220,6 +225,7 @@ impl Store {
         catch_damage(&path, || {
             let db = builder().open(&path).map_err(|source| open_error(&path, source))?;
             let store = Store {
+                indexer: indexer.clone(),
                 db: Handle::ReadWrite(db),
                 lock_wait: DEFAULT_LOCK_WAIT,
                 dir: dir.into(),
@@ -234,7 +240,7 @@ impl Store {
     /// Opens the store in directory `dir` for reading only. Such a handle shares the file with
     /// writers in other processes and never writes to it; [`Store::write`] fails. A store that
     /// needs recovery after a crash cannot be opened this way: use [`Store::open`].
-    pub fn open_read_only(dir: &Path) -> Result<Store, OpenError> {
+    pub fn open_read_only(dir: &Path, indexer: Arc<dyn Indexer>) -> Result<Store, OpenError> {
         let path = dir.join(DB_FILE);
         if !path.is_file() {
             return Err(OpenError::NotFound { path: dir.into() });
@@ -242,6 +248,7 @@ impl Store {
         catch_damage(&path, || {
             let db = builder().open_read_only(&path).map_err(|source| open_error(&path, source))?;
             let store = Store {
+                indexer: indexer.clone(),
                 db: Handle::ReadOnly(db),
                 lock_wait: DEFAULT_LOCK_WAIT,
                 dir: dir.into(),
@@ -340,7 +347,7 @@ impl Store {
             Handle::ReadOnly(db) => db.begin_read()?,
             Handle::Closed => return Err(StoreError::ReadOnly),
         };
-        Ok(ReadTxn { txn })
+        Ok(ReadTxn { txn, indexer: self.indexer.clone() })
     }
 
     /// Begins a write transaction, waiting with backoff while another process writes.
@@ -358,6 +365,7 @@ impl Store {
                 Ok(txn) => {
                     return Ok(WriteTxn {
                         txn,
+                        indexer: self.indexer.clone(),
                         dirty: Default::default(),
                         dirty_search: Default::default(),
                         search_dir: self.dir.join(SEARCH_DIR),
@@ -506,7 +514,7 @@ fn describe_damage(path: &Path, finding: &str) -> String {
     let tables = match opened {
         Ok(Ok(db)) => match db.begin_read() {
             Ok(txn) => {
-                let txn = ReadTxn { txn };
+                let txn = ReadTxn { txn, indexer: Arc::new(crate::index::NoIndex) };
                 let probes: [(&str, &Probe<'_>); 4] = [
                     ("records", &|| txn.records().map(drop)),
                     ("files", &|| txn.files().map(drop)),
@@ -545,11 +553,13 @@ fn builder() -> redb::Builder {
 /// A consistent snapshot of the store.
 pub struct ReadTxn {
     pub(crate) txn: redb::ReadTransaction,
+    indexer: Arc<dyn Indexer>,
 }
 
 /// A write transaction: nothing is visible to others, or on disk, until [`WriteTxn::commit`].
 pub struct WriteTxn {
     pub(crate) txn: redb::WriteTransaction,
+    indexer: Arc<dyn Indexer>,
     /// Files whose records or layout changed: their index rows are rebuilt at commit.
     dirty: std::collections::BTreeSet<String>,
     /// Searchable records written or deleted: their search documents are replaced at commit.
@@ -704,13 +714,12 @@ macro_rules! read_methods {
         }
 
         /// The search documents of every searchable record, with their kind tags.
-        pub fn search_docs(
-            &self,
-        ) -> Result<Vec<(crate::search::SearchDoc, &'static str)>, StoreError> {
+        pub fn search_docs(&self) -> Result<Vec<crate::search::SearchDoc>, StoreError> {
             Ok(self
                 .records()?
                 .iter()
-                .filter_map(|r| crate::search::doc_for(r).map(|d| (d, r.kind.tag())))
+                .filter(|r| self.indexer.searchable(r.kind))
+                .filter_map(|r| self.indexer.search_doc(r))
                 .collect())
         }
 
@@ -803,7 +812,7 @@ impl ReadTxn {
     /// every record, so it belongs in `verify`, not in every query.
     pub fn check_facet_index(&self) -> Result<Vec<String>, StoreError> {
         let layouts = self.files()?;
-        crate::query::check(&self.txn, &layouts, &|h| self.record(h))
+        crate::query::check(&self.txn, &layouts, &|h| self.record(h), self.indexer.as_ref())
     }
 }
 
@@ -867,15 +876,15 @@ impl WriteTxn {
         // keeps a hit (one search event) from re-reading the whole search log at commit.
         if let Some(old) = table.insert(rec.case_hash().0, codec::encode(rec).as_slice())? {
             if let Ok(old) = codec::decode::<Record>(old.value()) {
-                if old.kind == Kind::Entry {
+                if self.indexer.queryable(old.kind) {
                     self.dirty.insert(old.file);
                 }
             }
         }
-        if rec.kind == Kind::Entry {
+        if self.indexer.queryable(rec.kind) {
             self.dirty.insert(rec.file.clone());
         }
-        if crate::search::is_searchable(rec.kind) {
+        if self.indexer.searchable(rec.kind) {
             self.dirty_search.insert(rec.case_hash());
         }
         Ok(())
@@ -886,10 +895,10 @@ impl WriteTxn {
         let old = self.txn.open_table(RECORDS)?.remove(key.0)?.map(|v| v.value().to_vec());
         let existed = old.is_some();
         if let Some(rec) = old.and_then(|b| codec::decode::<Record>(&b).ok()) {
-            if crate::search::is_searchable(rec.kind) {
+            if self.indexer.searchable(rec.kind) {
                 self.dirty_search.insert(*key);
             }
-            if rec.kind == Kind::Entry {
+            if self.indexer.queryable(rec.kind) {
                 self.dirty.insert(rec.file);
             }
         }
@@ -981,7 +990,13 @@ impl WriteTxn {
     pub fn commit(mut self) -> Result<(), StoreError> {
         for path in std::mem::take(&mut self.dirty) {
             let layout = self.file(&path)?;
-            crate::query::reindex_file(&self.txn, &path, layout.as_ref(), &|h| self.record(h))?;
+            crate::query::reindex_file(
+                &self.txn,
+                &path,
+                layout.as_ref(),
+                &|h| self.record(h),
+                self.indexer.as_ref(),
+            )?;
         }
         if !self.dirty_search.is_empty() {
             let gen = self.search_generation()? + 1;
@@ -1003,13 +1018,17 @@ impl WriteTxn {
     /// Brings the search index to generation `gen`: the changed documents when the index is at
     /// `gen - 1`, else a full rebuild.
     fn sync_search(&self, gen: u64) -> Result<(), StoreError> {
-        use crate::search::{doc_for, SearchIndex};
+        use crate::search::SearchIndex;
         match SearchIndex::open(&self.search_dir) {
             Ok(idx) if idx.generation() == Some(gen - 1) => {
                 let mut removed = Vec::new();
                 let mut added = Vec::new();
                 for key in &self.dirty_search {
-                    match self.record(key)?.and_then(|r| doc_for(&r).map(|d| (d, r.kind.tag()))) {
+                    let doc = self
+                        .record(key)?
+                        .filter(|r| self.indexer.searchable(r.kind))
+                        .and_then(|r| self.indexer.search_doc(&r));
+                    match doc {
                         Some(doc) => added.push(doc),
                         None => removed.push(*key),
                     }
@@ -1094,8 +1113,8 @@ mod tests {
     fn digest_ignores_write_order_and_sync_marks() -> Result<(), Box<dyn std::error::Error>> {
         let a = tempfile::tempdir()?;
         let b = tempfile::tempdir()?;
-        let sa = Store::create(a.path())?;
-        let sb = Store::create(b.path())?;
+        let sa = Store::create(a.path(), Arc::new(crate::NoIndex))?;
+        let sb = Store::create(b.path(), Arc::new(crate::NoIndex))?;
         let mut wa = sa.write()?;
         wa.put_record(&rec("x", "1"))?;
         wa.put_record(&rec("y", "2"))?;
@@ -1116,7 +1135,7 @@ mod tests {
     #[test]
     fn an_uncommitted_write_leaves_nothing() -> Result<(), Box<dyn std::error::Error>> {
         let dir = tempfile::tempdir()?;
-        let store = Store::create(dir.path())?;
+        let store = Store::create(dir.path(), Arc::new(crate::NoIndex))?;
         {
             let mut w = store.write()?;
             w.put_record(&rec("x", "1"))?;
@@ -1130,8 +1149,8 @@ mod tests {
     fn a_writer_that_waits_too_long_gets_a_clear_busy_error(
     ) -> Result<(), Box<dyn std::error::Error>> {
         let dir = tempfile::tempdir()?;
-        let holder = Store::create(dir.path())?;
-        let mut waiter = Store::open(dir.path())?;
+        let holder = Store::create(dir.path(), Arc::new(crate::NoIndex))?;
+        let mut waiter = Store::open(dir.path(), Arc::new(crate::NoIndex))?;
         waiter.set_lock_wait(Duration::from_millis(50));
         let held = holder.write()?;
         let start = Instant::now();
@@ -1150,22 +1169,22 @@ mod tests {
     fn a_write_handle_checks_the_file_unless_it_is_unchanged_since_a_checked_close(
     ) -> Result<(), Box<dyn std::error::Error>> {
         let dir = tempfile::tempdir()?;
-        let store = Store::create(dir.path())?;
+        let store = Store::create(dir.path(), Arc::new(crate::NoIndex))?;
         let mut w = store.write()?;
         w.put_record(&rec("x", "1"))?;
         w.commit()?;
         drop(store);
-        let mut s = Store::open(dir.path())?;
+        let mut s = Store::open(dir.path(), Arc::new(crate::NoIndex))?;
         assert_eq!(s.ensure_checked()?, CheckOutcome::Unchanged);
         drop(s);
         // Any outside write, even of the same bytes, gives the file a new change time.
         let path = dir.path().join(DB_FILE);
         let bytes = std::fs::read(&path)?;
         std::fs::write(&path, &bytes)?;
-        let mut s = Store::open(dir.path())?;
+        let mut s = Store::open(dir.path(), Arc::new(crate::NoIndex))?;
         assert_eq!(s.ensure_checked()?, CheckOutcome::Verified);
         drop(s);
-        let mut s = Store::open(dir.path())?;
+        let mut s = Store::open(dir.path(), Arc::new(crate::NoIndex))?;
         assert_eq!(s.ensure_checked()?, CheckOutcome::Unchanged);
         Ok(())
     }
@@ -1173,7 +1192,7 @@ mod tests {
     #[test]
     fn open_reports_a_missing_store() {
         let dir = tempfile::tempdir().expect("tempdir");
-        let err = Store::open(dir.path()).err().expect("must fail");
+        let err = Store::open(dir.path(), Arc::new(crate::NoIndex)).err().expect("must fail");
         assert!(err.to_string().contains("no evokb store"), "{err}");
     }
 }

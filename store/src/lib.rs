@@ -11,7 +11,7 @@
 //!
 //! # fn main() -> Result<(), Box<dyn std::error::Error>> {
 //! let dir = tempfile::tempdir()?;
-//! let store = Store::create(dir.path())?;
+//! let store = Store::create(dir.path(), std::sync::Arc::new(evokb_store::NoIndex))?;
 //! let rec = Record {
 //!     kind: Kind::Entry,
 //!     id: "TRAP-x".into(),
@@ -35,6 +35,7 @@
 pub mod codec;
 mod db;
 mod error;
+pub mod index;
 pub mod query;
 pub mod record;
 pub mod search;
@@ -45,6 +46,7 @@ pub use db::{
     DB_FILE, DEFAULT_LOCK_WAIT, STORE_FORMAT,
 };
 pub use error::{BusyError, Error, OpenError, StoreError};
+pub use index::{Indexer, NoIndex};
 pub use query::{Filter, QueryRow};
 pub use record::{hex, CaseHash, FileLayout, Kind, LayoutItem, Record, Segment, SyncMark};
 pub use tally::Tally;

@@ -1,9 +1,8 @@
 //! The facet index: secondary tables that answer `evokb query` without scanning records.
 //!
-//! For every entry the index keeps a [`QueryRow`] (what a query prints) and one key per facet
-//! value, `facet \0 value \0 case_hash`, so a filter is a few prefix range scans and set
-//! operations. Facet values are parsed from the front-matter lists (`[attention, expert]`, or a
-//! yaml `- item` list) and lowercased, so `--family Attention` matches `[attention]`.
+//! For every queryable record the index keeps a [`QueryRow`] (what a query prints), built by
+//! the store's [`Indexer`], and one key per lowercased facet value, `facet \0 value \0
+//! case_hash`, so a filter is a few prefix range scans and set operations.
 //!
 //! The index is derived data: it is rebuilt for every file a write transaction touched, just
 //! before that transaction commits, so it can never disagree with the records it describes.
@@ -16,7 +15,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::codec;
 use crate::error::StoreError;
-use crate::record::{CaseHash, FileLayout, Kind, LayoutItem, Record};
+use crate::index::Indexer;
+use crate::record::{CaseHash, FileLayout, LayoutItem, Record};
 
 /// Query rows by case hash.
 pub(crate) const ROWS: TableDefinition<[u8; 32], &[u8]> = TableDefinition::new("idx.query_rows");
@@ -69,49 +69,6 @@ impl Filter {
     }
 }
 
-/// Parses a front-matter value into list items: `[a, b]`, a yaml `- a` list, or one value.
-pub fn parse_list(value: &str) -> Vec<String> {
-    let v = value.trim();
-    let items: Vec<&str> =
-        if let Some(inner) = v.strip_prefix('[').and_then(|r| r.strip_suffix(']')) {
-            inner.split(',').collect()
-        } else if v.lines().any(|l| l.trim_start().starts_with("- ")) {
-            v.lines().filter_map(|l| l.trim_start().strip_prefix("- ")).collect()
-        } else {
-            vec![v]
-        };
-    items
-        .into_iter()
-        .map(|s| s.trim().trim_matches(|c| c == '"' || c == '\'').trim().to_string())
-        .filter(|s| !s.is_empty())
-        .collect()
-}
-
-/// The title of a body: its first non-blank line without leading `#` and spaces.
-pub fn title_of(body: &str) -> String {
-    body.lines()
-        .map(str::trim)
-        .find(|l| !l.is_empty())
-        .map(|l| l.trim_start_matches('#').trim().to_string())
-        .unwrap_or_default()
-}
-
-fn row_for(rec: &Record, line: u64) -> QueryRow {
-    let list = |k: &str| rec.field(k).map(parse_list).unwrap_or_default();
-    QueryRow {
-        id: rec.id.clone(),
-        kind: rec.field("kind").map(|v| v.trim().to_string()).unwrap_or_default(),
-        title: title_of(rec.body().unwrap_or("")),
-        file: rec.file.clone(),
-        line,
-        family: list("family"),
-        apis: list("apis"),
-        dtype: list("dtype"),
-        device: list("device"),
-        status: rec.field("status").map(|v| v.trim().to_string()).unwrap_or_default(),
-    }
-}
-
 fn facet_values(row: &QueryRow) -> Vec<(&'static str, String)> {
     let mut out = Vec::new();
     let mut push = |facet: &'static str, values: &[String]| {
@@ -155,6 +112,7 @@ pub(crate) fn reindex_file(
     path: &str,
     layout: Option<&FileLayout>,
     get: &dyn Fn(&CaseHash) -> Result<Option<Record>, StoreError>,
+    indexer: &dyn Indexer,
 ) -> Result<(), StoreError> {
     let mut rows = txn.open_table(ROWS)?;
     let mut facets = txn.open_table(FACETS)?;
@@ -182,7 +140,7 @@ pub(crate) fn reindex_file(
         by_file.remove(key.as_slice())?;
     }
     let Some(layout) = layout else { return Ok(()) };
-    for (h, row) in entry_rows(layout, get)? {
+    for (h, row) in entry_rows(layout, get, indexer)? {
         for (f, v) in facet_values(&row) {
             facets.insert(facet_key(f, &v, Some(&h)).as_slice(), ())?;
         }
@@ -196,6 +154,7 @@ pub(crate) fn reindex_file(
 fn entry_rows(
     layout: &FileLayout,
     get: &dyn Fn(&CaseHash) -> Result<Option<Record>, StoreError>,
+    indexer: &dyn Indexer,
 ) -> Result<Vec<(CaseHash, QueryRow)>, StoreError> {
     let mut out = Vec::new();
     let mut line: u64 = 1;
@@ -204,8 +163,10 @@ fn entry_rows(
             LayoutItem::Prose(p) => line += p.matches('\n').count() as u64,
             LayoutItem::Record(h) => {
                 let Some(rec) = get(h)? else { continue };
-                if rec.kind == Kind::Entry {
-                    out.push((*h, row_for(&rec, line)));
+                if indexer.queryable(rec.kind) {
+                    if let Some(row) = indexer.query_row(&rec, line) {
+                        out.push((*h, row));
+                    }
                 }
                 line += rec.text().matches('\n').count() as u64;
             }
@@ -221,12 +182,13 @@ pub(crate) fn check(
     txn: &redb::ReadTransaction,
     layouts: &[FileLayout],
     get: &dyn Fn(&CaseHash) -> Result<Option<Record>, StoreError>,
+    indexer: &dyn Indexer,
 ) -> Result<Vec<String>, StoreError> {
     let mut want_rows = BTreeMap::new();
     let mut want_facets = BTreeSet::new();
     let mut want_by_file = BTreeSet::new();
     for layout in layouts {
-        for (h, row) in entry_rows(layout, get)? {
+        for (h, row) in entry_rows(layout, get, indexer)? {
             for (f, v) in facet_values(&row) {
                 want_facets.insert(facet_key(f, &v, Some(&h)));
             }
@@ -404,19 +366,4 @@ fn decode_row(key: &[u8; 32], bytes: &[u8]) -> Result<QueryRow, StoreError> {
         key: crate::record::hex(key),
         detail,
     })
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn lists_parse_from_the_forms_in_the_data() {
-        assert_eq!(parse_list("[attention, expert]"), ["attention", "expert"]);
-        assert_eq!(parse_list("[ \"fp16\" , 'bf16' ,]"), ["fp16", "bf16"]);
-        assert_eq!(parse_list("910B2C"), ["910B2C"]);
-        assert_eq!(parse_list("\n  - T.copy\n  - T.vadd"), ["T.copy", "T.vadd"]);
-        assert!(parse_list("  ").is_empty());
-        assert_eq!(title_of("\n### 1.6 copy-floor ✅\n\nx"), "1.6 copy-floor ✅");
-    }
 }

@@ -76,7 +76,8 @@ fn sixteen_searching_processes_record_every_hit_while_readers_run() {
     done.store(true, Ordering::Relaxed);
     let reads: usize = readers.into_iter().map(|r| r.join().expect("reader thread")).sum();
     assert!(reads > 0);
-    let store = Store::open(&kb.path().join(".evokb")).expect("open");
+    let store = Store::open(&kb.path().join(".evokb"), evokb_export::index::default_indexer())
+        .expect("open");
     let events = store
         .read()
         .expect("r")

@@ -68,7 +68,7 @@ fn managed_bytes(dir: &Path) -> Vec<(String, Vec<u8>)> {
 }
 
 fn digest_of(dir: &Path) -> [u8; 32] {
-    digest(&Store::open(&dir.join(".evokb")).expect("open"))
+    digest(&Store::open(&dir.join(".evokb"), evokb_export::index::default_indexer()).expect("open"))
 }
 
 #[test]
@@ -113,7 +113,8 @@ fn sigkill_at_random_points_leaves_a_consistent_store_and_untorn_files() {
         if !status.success() {
             killed_midway += 1;
         }
-        let store = Store::open(&dir.path().join(".evokb")).expect("the store opens after a kill");
+        let store = Store::open(&dir.path().join(".evokb"), evokb_export::index::default_indexer())
+            .expect("the store opens after a kill");
         let report = evokb_export::verify(&store).expect("verify");
         assert!(report.problems.is_empty(), "iteration {i} ({args:?}): {:?}", report.problems);
         let (before, after) = completed[kind];

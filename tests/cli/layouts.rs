@@ -159,24 +159,25 @@ fn a_declared_layout_imports_renders_queries_searches_and_lints_like_the_default
 
 #[test]
 fn a_declared_path_that_leaves_the_root_is_refused() {
+    // `init` reads the layout already; a store made before the bad edit refuses at import.
+    let refused = |config: String, expect: &str| {
+        let fresh = relaid();
+        std::fs::write(fresh.path().join("evokb.toml"), &config).expect("config");
+        let older = relaid();
+        ok(older.path(), &["init"]);
+        std::fs::write(older.path().join("evokb.toml"), &config).expect("config");
+        for (kb, args) in [(fresh.path(), "init"), (older.path(), "import")] {
+            let out = evokb(kb, &[args]);
+            assert_eq!(out.status.code(), Some(3), "{args}: {}", stderr(&out));
+            assert!(stderr(&out).contains(expect), "{args}: {}", stderr(&out));
+        }
+    };
     for bad in ["../queue.md", "/tmp/queue.md", "kb/../../queue.md"] {
-        let kb = relaid();
-        std::fs::write(
-            kb.path().join("evokb.toml"),
+        refused(CONFIG.replace("\"kb/queue.md\"", &format!("\"{bad}\"")), "queue = '");
+        refused(
             CONFIG.replace("\"kb/queue.md\"", &format!("\"{bad}\"")),
-        )
-        .expect("config");
-        ok(kb.path(), &["init"]);
-        let out = evokb(kb.path(), &["import"]);
-        assert_eq!(out.status.code(), Some(3), "{bad}: {}", stderr(&out));
-        assert!(stderr(&out).contains("queue"), "{}", stderr(&out));
-        assert!(stderr(&out).contains("leaves the knowledge-base root"), "{}", stderr(&out));
+            "leaves the knowledge-base root",
+        );
     }
-    let kb = relaid();
-    std::fs::write(kb.path().join("evokb.toml"), format!("{CONFIG}typo = \"x\"\n"))
-        .expect("config");
-    ok(kb.path(), &["init"]);
-    let out = evokb(kb.path(), &["import"]);
-    assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
-    assert!(stderr(&out).contains("unknown field"), "{}", stderr(&out));
+    refused(format!("{CONFIG}typo = \"x\"\n"), "unknown field");
 }

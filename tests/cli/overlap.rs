@@ -166,7 +166,9 @@ fn setters_confirmers_and_searchers_beside_render_and_import_loops_lose_nothing(
             assert!(evidence.contains(&format!("task {t}")), "{vp} lost the confirmation of {t}");
         }
     }
-    let store = evokb_store::Store::open(&kb.path().join(".evokb")).expect("open");
+    let store =
+        evokb_store::Store::open(&kb.path().join(".evokb"), evokb_export::index::default_indexer())
+            .expect("open");
     let events = store
         .read()
         .expect("read")

@@ -162,12 +162,12 @@ proptest! {
         let path = kb.path().join(PL_DIR).join("gen.md");
         std::fs::create_dir_all(path.parent().expect("parent")).expect("mkdir");
         std::fs::write(&path, &text).expect("write");
-        let store = evokb_store::Store::create(&kb.path().join(".evokb")).expect("store");
+        let store = evokb_store::Store::create(&kb.path().join(".evokb"), evokb_export::index::default_indexer()).expect("store");
         evokb_export::import(kb.path(), &store, Default::default()).expect("import");
         let out = tempfile::tempdir().expect("tempdir");
         evokb_export::render_to(out.path(), &store, &evokb_export::NoDerivedRows).expect("render");
         prop_assert_eq!(std::fs::read_to_string(out.path().join(PL_DIR).join("gen.md")).expect("read"), text);
-        let again = evokb_store::Store::create(&out.path().join(".evokb")).expect("store");
+        let again = evokb_store::Store::create(&out.path().join(".evokb"), evokb_export::index::default_indexer()).expect("store");
         evokb_export::import(out.path(), &again, Default::default()).expect("import");
         prop_assert_eq!(crate::support::digest(&store), crate::support::digest(&again));
     }

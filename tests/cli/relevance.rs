@@ -102,7 +102,7 @@ fn precision_at_5_on_the_relevance_set() {
         .search_docs()
         .expect("docs")
         .into_iter()
-        .map(|(d, _)| (d.id.clone(), format!("{} {} {}", d.id, d.title, d.body)))
+        .map(|d| (d.id.clone(), format!("{} {} {}", d.id, d.title, d.body)))
         .collect();
     let ids: Vec<&str> = docs.iter().map(|(i, _)| i.as_str()).collect();
     let (mut ours, mut base) = (Vec::new(), Vec::new());

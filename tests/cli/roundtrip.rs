@@ -59,7 +59,9 @@ fn every_managed_file_of_the_sample_renders_back_byte_for_byte() {
 fn rendering_is_the_same_whatever_order_the_files_were_imported_in() {
     let (_full_kb, full) = imported_sample();
     let piecewise_kb = tempfile::tempdir().expect("tempdir");
-    let store = Store::create(&piecewise_kb.path().join(".evokb")).expect("store");
+    let store =
+        Store::create(&piecewise_kb.path().join(".evokb"), evokb_export::index::default_indexer())
+            .expect("store");
     // Bring the files in one at a time, in reverse order, importing after each.
     for path in MANAGED.iter().rev() {
         let target = piecewise_kb.path().join(path);
@@ -143,8 +145,11 @@ fn a_new_entry_appears_in_its_topic_file_and_its_index_table() {
         "after the last attention row"
     );
     // And the files import back to the same store.
-    let again =
-        Store::create(&tempfile::tempdir().expect("t").keep().join(".evokb")).expect("store");
+    let again = Store::create(
+        &tempfile::tempdir().expect("t").keep().join(".evokb"),
+        evokb_export::index::default_indexer(),
+    )
+    .expect("store");
     evokb_export::import(kb.path(), &again, ImportOptions::default()).expect("import");
     assert_eq!(digest(&store), digest(&again));
 }
@@ -162,7 +167,8 @@ fn deleting_the_store_and_importing_the_rendered_files_gives_the_same_digest() {
         .expect("rename");
     render_in_place(kb.path(), &store, &evokb_export::NoDerivedRows, false).expect("render");
     std::fs::remove_dir_all(kb.path().join(".evokb")).expect("rm");
-    let fresh = Store::create(&kb.path().join(".evokb")).expect("store");
+    let fresh = Store::create(&kb.path().join(".evokb"), evokb_export::index::default_indexer())
+        .expect("store");
     evokb_export::import(kb.path(), &fresh, ImportOptions::default()).expect("import");
     assert_eq!(digest(&store), digest(&fresh));
     let renamed = fresh

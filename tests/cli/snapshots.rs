@@ -45,7 +45,11 @@ fn an_index_table_for_a_topic_file_that_had_none() {
     let kb = sample();
     let path = kb.path().join(layout::defaults::PL_DIR).join("norm.md");
     std::fs::write(&path, "# Norm 族\n\n> 新主题文件。\n").expect("write");
-    let store = evokb_store::Store::create(&kb.path().join(".evokb")).expect("store");
+    let store = evokb_store::Store::create(
+        &kb.path().join(".evokb"),
+        evokb_export::index::default_indexer(),
+    )
+    .expect("store");
     evokb_export::import(kb.path(), &store, Default::default()).expect("import");
     let entry = "---\nid: PL-2.1-rms\nkind: pattern\nstatus: verified\norigin_task: t\ntoolchain: 2026 build\nrepro: none\n---\n\n### rmsnorm 行归约\n";
     mutate::add_entries(&store, &topic("norm.md"), entry).expect("add");

@@ -34,7 +34,8 @@ pub fn sample() -> tempfile::TempDir {
 /// A fresh copy of the sample with a store holding all of it.
 pub fn imported_sample() -> (tempfile::TempDir, Store) {
     let dir = sample();
-    let store = Store::create(&dir.path().join(".evokb")).expect("create store");
+    let store = Store::create(&dir.path().join(".evokb"), evokb_export::index::default_indexer())
+        .expect("create store");
     evokb_export::import(dir.path(), &store, Default::default()).expect("import the sample");
     (dir, store)
 }

@@ -26,8 +26,7 @@ use tantivy::schema::{
 use tantivy::tokenizer::{TextAnalyzer, TokenStream};
 use tantivy::{Index, IndexReader, ReloadPolicy, TantivyDocument, Term};
 
-use crate::query::{parse_list, title_of};
-use crate::record::{CaseHash, Kind, Record};
+use crate::record::CaseHash;
 use tokenize::{CjkBigramTokenizer, TOKENIZER_NAME};
 
 /// Why the search index could not be used.
@@ -73,74 +72,9 @@ pub struct SearchDoc {
     pub body: String,
     /// The facets as written (front-matter strings), for output.
     pub facets: BTreeMap<String, String>,
-}
-
-/// Whether records of `kind` are searched.
-pub fn is_searchable(kind: Kind) -> bool {
-    matches!(kind, Kind::Entry | Kind::Bottleneck | Kind::Gap | Kind::QueueItem)
-}
-
-/// The search document of a record, if its kind is searched.
-pub fn doc_for(rec: &Record) -> Option<SearchDoc> {
-    let field = |k: &str| rec.field(k).map(|v| v.trim().to_string());
-    let mut facets = BTreeMap::new();
-    let (source, title, body) = match rec.kind {
-        Kind::Entry => {
-            for k in ["kind", "family", "apis", "dtype", "device", "status", "repro"] {
-                facets.insert(k.to_string(), field(k).unwrap_or_default());
-            }
-            let source = if rec.id.starts_with("ALG-") || rec.file.contains("algorithm-candidates")
-            {
-                "algorithm-candidates"
-            } else {
-                "pattern-library"
-            };
-            (source, title_of(rec.body().unwrap_or("")), rec.body().unwrap_or("").to_string())
-        }
-        Kind::Bottleneck => {
-            let title = format!("{}：{}", rec.id, field("title").unwrap_or_default());
-            ("bottleneck-patterns", title, rec.body().unwrap_or("").to_string())
-        }
-        Kind::Gap => {
-            facets.insert("status".into(), field("status").unwrap_or_default());
-            let cap = field("capability").unwrap_or_default();
-            let cap =
-                cap.trim_start_matches(['>', '|', '-']).split_whitespace().collect::<Vec<_>>();
-            ("capability-gaps", cap.join(" "), rec.text())
-        }
-        Kind::QueueItem => {
-            facets.insert("status".into(), field("status").unwrap_or_default());
-            facets.insert("type".into(), field("type").unwrap_or_default());
-            ("queue", field("title").unwrap_or_default(), rec.text())
-        }
-        _ => return None,
-    };
-    Some(SearchDoc {
-        key: rec.case_hash(),
-        id: rec.id.clone(),
-        source: source.into(),
-        title: title.chars().take(120).collect(),
-        path: rec.file.clone(),
-        body,
-        facets,
-    })
-}
-
-/// Keyword values of a document per filter facet, lowercased.
-fn filter_values(doc: &SearchDoc, record_kind: &str) -> Vec<(&'static str, String)> {
-    let mut out = Vec::new();
-    for facet in FILTER_FACETS {
-        match doc.facets.get(facet) {
-            Some(v) => {
-                for item in parse_list(v) {
-                    out.push((facet, item.to_lowercase()));
-                }
-            }
-            None if facet == "kind" => out.push(("kind", record_kind.to_string())),
-            None => {}
-        }
-    }
-    out
+    /// The values each filter facet matches, as `(facet, lowercased value)`: a list facet
+    /// written `[a, b]` gives two. Facets outside [`FILTER_FACETS`] are ignored.
+    pub filters: Vec<(String, String)>,
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -245,11 +179,7 @@ impl SearchIndex {
     }
 
     /// Replaces the whole index in `dir` with `docs`, at generation `gen`.
-    pub fn rebuild(
-        dir: &Path,
-        docs: &[(SearchDoc, &'static str)],
-        gen: u64,
-    ) -> Result<SearchIndex, SearchError> {
+    pub fn rebuild(dir: &Path, docs: &[SearchDoc], gen: u64) -> Result<SearchIndex, SearchError> {
         let io = |source| SearchError::Io { dir: dir.into(), source };
         if dir.exists() {
             std::fs::remove_dir_all(dir).map_err(io)?;
@@ -271,17 +201,17 @@ impl SearchIndex {
     pub fn apply(
         &self,
         removed: &[CaseHash],
-        added: &[(SearchDoc, &'static str)],
+        added: &[SearchDoc],
         gen: u64,
     ) -> Result<(), SearchError> {
         let err = |source| SearchError::Index { dir: self.dir.clone(), source };
         let mut writer =
             self.index.writer_with_num_threads::<TantivyDocument>(1, 32_000_000).map_err(err)?;
         let f = self.fields;
-        for key in removed.iter().chain(added.iter().map(|(d, _)| &d.key)) {
+        for key in removed.iter().chain(added.iter().map(|d| &d.key)) {
             writer.delete_term(Term::from_field_text(f.key, &key.to_hex()));
         }
-        for (d, kind) in added {
+        for d in added {
             let mut doc = TantivyDocument::default();
             doc.add_text(f.key, d.key.to_hex());
             doc.add_text(f.id, &d.id);
@@ -291,8 +221,8 @@ impl SearchIndex {
             doc.add_text(f.path, &d.path);
             doc.add_text(f.body, &d.body);
             doc.add_text(f.facets_json, serde_json::to_string(&d.facets).unwrap_or_default());
-            for (facet, value) in filter_values(d, kind) {
-                if let Some(i) = FILTER_FACETS.iter().position(|x| *x == facet) {
+            for (facet, value) in &d.filters {
+                if let Some(i) = FILTER_FACETS.iter().position(|x| x == facet) {
                     doc.add_text(f.filters[i], value);
                 }
             }
