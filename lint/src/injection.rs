@@ -1,6 +1,11 @@
 //! `KB-SEC-INJECTION`: instructions aimed at the agents that will later read an entry.
 //!
-//! # Design
+//! Two layers (issue #10). The first is the structured detector of `intent.rs`, which
+//! recognises who is addressed and what is asked. The second is the phrase rules below, the
+//! first version of this check; they run only on lines where the first layer found an action
+//! cue but no frame, which keeps the regex scanning off most lines.
+//!
+//! # Design of the phrase rules
 //!
 //! Five categories — override, skip-gate, run-command, exfiltrate, hide-from-user — each a
 //! short table of phrase rules, English and Chinese. A rule is a regex that already encodes a
@@ -513,8 +518,10 @@ fn scan_window(window: &str) -> Vec<Hit> {
     hits
 }
 
-/// Find instructions aimed at the agents who will read the entry (see the module docs).
-pub fn check_injection(text: &str) -> Vec<Finding> {
+/// The phrase rules of the first version over whole text (see the module docs); kept for the
+/// unit tests, `check_injection` runs the same rules line by line.
+#[cfg(test)]
+pub(crate) fn check_injection_legacy(text: &str) -> Vec<Finding> {
     let lines: Vec<(usize, String)> =
         numbered_lines(text).map(|(n, l)| (n, normalise(l))).collect();
     let mut seen: std::collections::HashSet<(usize, Category)> = std::collections::HashSet::new();
@@ -622,4 +629,44 @@ mod tests {
         assert_eq!(f.len(), 1);
         assert_eq!(f[0].line, 2);
     }
+}
+
+/// Find instructions aimed at the agents who will read the entry: the structured detector of
+/// `intent.rs` on every line (and on a line joined with the next when a sentence wraps), then
+/// the phrase rules above on the lines that carry an action cue and were not flagged yet.
+pub fn check_injection(text: &str) -> Vec<Finding> {
+    let lines: Vec<(usize, String)> =
+        numbered_lines(text).map(|(n, l)| (n, normalise(l))).collect();
+    let mut out = Vec::new();
+    for (i, (line_no, line)) in lines.iter().enumerate() {
+        let mut verdict = crate::intent::judge_line(line);
+        let wraps = !line.trim_end().ends_with(['.', '!', '?', '。', ';', ':', '|']);
+        if verdict.is_none() && wraps && !line.trim().is_empty() {
+            if let Some((_, next)) = lines.get(i + 1).filter(|(_, n)| !n.trim().is_empty()) {
+                verdict = crate::intent::judge_line(&format!("{line} {next}"));
+            }
+        }
+        if let Some(v) = verdict {
+            out.push(Finding {
+                code: KB_SEC_INJECTION,
+                severity: Severity::Error,
+                line: *line_no,
+                message: v.message,
+            });
+            continue;
+        }
+        if crate::intent::has_action(line) {
+            for hit in scan_window(line) {
+                let fragment = line.get(hit.start..hit.end).unwrap_or("");
+                out.push(Finding {
+                    code: KB_SEC_INJECTION,
+                    severity: Severity::Error,
+                    line: *line_no,
+                    message: format!("{}: {}", hit.category.label(), quote(fragment, 80)),
+                });
+                break;
+            }
+        }
+    }
+    out
 }

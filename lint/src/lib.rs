@@ -12,6 +12,7 @@
 mod hidden;
 mod imperative;
 mod injection;
+mod intent;
 mod paths;
 mod text;
 
