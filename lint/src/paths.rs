@@ -390,18 +390,39 @@ pub fn check_paths(text: &str, repo_root: Option<&Path>, file_dir: Option<&Path>
         }
 
         for (kind, frag) in found {
+            let blocking = !marked && is_sensitive(&kind, &frag);
             // A provenance-marked path records where a fact came from; the spec lets provenance
             // rot, so it is reported, not blocking. An unmarked one is content that points a
             // future reader outside the repository.
             out.push(Finding {
                 code: KB_SEC_PATH,
-                severity: if marked { Severity::Warning } else { Severity::Error },
+                severity: if blocking { Severity::Error } else { Severity::Warning },
                 line: line_no,
                 message: format!("{kind}: {}{suffix}", quote(&frag, 80)),
             });
         }
     }
     out
+}
+
+/// Whether a path outside the repository blocks (issue #10): traversal and symlink escapes,
+/// and paths into credentials, keys or system configuration. A plain scratch or checkout path
+/// (`/tmp/opencode/probe.py`, `/home/u/tilelang-mlir-ascend`, `~/.tilelang/cache`) is reported
+/// as a warning: it is a provenance note, not a way to make the reader touch secrets.
+fn is_sensitive(kind: &str, frag: &str) -> bool {
+    if kind.contains("traversal") || kind.contains("symlink") {
+        return true;
+    }
+    let f = frag.to_ascii_lowercase();
+    const SENSITIVE: &[&str] = &[
+        "/etc/", "/etc", "/root", "/proc/", "/sys/", "/dev/", "/var/lib", "/boot", ".ssh", ".aws",
+        ".gnupg", ".netrc", ".npmrc", ".pypirc", ".docker", ".kube", ".config/gh", ".git-credentials",
+        "id_rsa", "id_ed25519", "id_ecdsa", ".env", "credential", "secret", "token", "password",
+        "shadow", "passwd", "keychain", ".bash_history", ".zsh_history", ".bashrc", ".profile",
+        "authorized_keys", "known_hosts", "system32", "appdata", "library/keychains", "/usr/bin",
+        "/usr/local/bin", "/bin/", "/sbin/",
+    ];
+    f == "/" || f == "~" || SENSITIVE.iter().any(|s| f.contains(s)) || f.starts_with("\\\\")
 }
 
 #[cfg(test)]

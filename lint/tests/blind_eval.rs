@@ -12,7 +12,7 @@
 
 use std::path::{Path, PathBuf};
 
-use evokb_lint::{check_hidden, check_injection, check_security, Finding, Severity};
+use evokb_lint::{check_decoded, check_hidden, check_injection, check_security, Finding, Severity};
 
 /// The batch whose figures must meet the targets.
 const FINAL_BLIND: &str = "blind/batch-1";
@@ -47,6 +47,7 @@ fn errors(text: &str) -> Vec<Finding> {
 fn content_errors(text: &str) -> Vec<Finding> {
     let mut f = check_injection(text);
     f.extend(check_hidden(text));
+    f.extend(check_decoded(text));
     f.retain(|f| f.severity == Severity::Error);
     f
 }
