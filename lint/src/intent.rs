@@ -392,9 +392,14 @@ fn secret_identifiers(s: &str, out: &mut Vec<Hit>) {
             let named = ["_token", "_api_key", "_apikey", "_secret", "_password", "_access_key"]
                 .iter()
                 .any(|suf| word.ends_with(suf))
-                || (dollar && ["key", "token", "secret", "pass", "cred"].iter().any(|w| word.contains(w)));
+                || (dollar
+                    && ["key", "token", "secret", "pass", "cred"].iter().any(|w| word.contains(w)));
             if named && word.contains('_') || (dollar && named) {
-                out.push(Hit { start: start.saturating_sub(usize::from(dollar)), end: i, c: C::OSecret });
+                out.push(Hit {
+                    start: start.saturating_sub(usize::from(dollar)),
+                    end: i,
+                    c: C::OSecret,
+                });
             }
         } else {
             i += 1;
@@ -405,7 +410,9 @@ fn secret_identifiers(s: &str, out: &mut Vec<Hit>) {
 /// `rm -rf` followed by a target that is not a build tree: `~`, `/`, `$HOME`, `*`, `.agents`.
 fn dangerous_rm(s: &str, out: &mut Vec<Hit>) {
     let mut from = 0;
-    while let Some(rel) = s.get(from..).and_then(|t| t.find("rm -rf ").or_else(|| t.find("rm -fr "))) {
+    while let Some(rel) =
+        s.get(from..).and_then(|t| t.find("rm -rf ").or_else(|| t.find("rm -fr ")))
+    {
         let start = from + rel;
         let target = s.get(start + 7..).unwrap_or("").trim_start();
         if target.starts_with(['/', '~', '$', '*'])
@@ -509,7 +516,8 @@ fn opens_clause(line: &str, clause_start: usize, verb_start: usize) -> bool {
     let seps: &[char] = if cjk { &[':'] } else { &[',', ':', '—'] };
     let before = whole.rsplit(seps).next().unwrap_or(whole);
     let mut rest = before.trim();
-    for p in ["请", "先", "再", "然后", "并且", "并", "直接", "立即", "也", "把", "将", "就"] {
+    for p in ["请", "先", "再", "然后", "并且", "并", "直接", "立即", "也", "把", "将", "就"]
+    {
         if let Some(r) = rest.strip_prefix(p) {
             rest = r.trim_start();
         }
@@ -518,15 +526,23 @@ fn opens_clause(line: &str, clause_start: usize, verb_start: usize) -> bool {
         // `把 X 删除`: a disposal construction still reads as an order.
         return before.trim_start().starts_with(['把', '将']) && rest.chars().count() <= 24;
     }
-    rest.split(|c: char| !(c.is_alphanumeric() || c == '\''))
-        .filter(|w| !w.is_empty())
-        .all(|w| {
-            matches!(
-                w,
-                "just" | "also" | "then" | "and" | "please" | "now" | "simply" | "first" | "so"
-                    | "kindly" | "instead" | "always"
-            ) || w.chars().all(|c| c.is_ascii_digit())
-        })
+    rest.split(|c: char| !(c.is_alphanumeric() || c == '\'')).filter(|w| !w.is_empty()).all(|w| {
+        matches!(
+            w,
+            "just"
+                | "also"
+                | "then"
+                | "and"
+                | "please"
+                | "now"
+                | "simply"
+                | "first"
+                | "so"
+                | "kindly"
+                | "instead"
+                | "always"
+        ) || w.chars().all(|c| c.is_ascii_digit())
+    })
 }
 
 fn frag(line: &str, a: &Hit, b: &Hit) -> String {
@@ -609,17 +625,21 @@ pub(crate) fn judge_line(line: &str) -> Option<Verdict> {
         // Download piped into a shell, rm -rf of home/root/.agents, force push, hooks off.
         if let Some(cmd) = in_c(C::Cmd) {
             let t = text_of(line, &cmd);
-            let ask = if t.contains("no-verify") || t.contains("hookspath") || t.contains("skip_lint")
-            {
-                Ask::SkipGate
-            } else if t.contains("push") || t.contains("reset") {
-                Ask::Push
-            } else {
-                Ask::RunCommand
-            };
+            let ask =
+                if t.contains("no-verify") || t.contains("hookspath") || t.contains("skip_lint") {
+                    Ask::SkipGate
+                } else if t.contains("push") || t.contains("reset") {
+                    Ask::Push
+                } else {
+                    Ask::RunCommand
+                };
             return Some(Verdict {
                 ask,
-                message: format!("{}: {} is a dangerous command", ask.label(), frag(line, &cmd, &cmd)),
+                message: format!(
+                    "{}: {} is a dangerous command",
+                    ask.label(),
+                    frag(line, &cmd, &cmd)
+                ),
             });
         }
         for v in &ch {
@@ -666,7 +686,10 @@ pub(crate) fn judge_line(line: &str) -> Option<Verdict> {
                             r.c == C::Relax
                                 && r.end <= v.start
                                 && r.end + 12 >= v.start
-                                && !matches!(text_of(line, r), "直接" | "可以直接" | "可直接" | "just")
+                                && !matches!(
+                                    text_of(line, r),
+                                    "直接" | "可以直接" | "可直接" | "just"
+                                )
                         });
                         if neg || relaxed {
                             return Some(verdict(
@@ -687,12 +710,23 @@ pub(crate) fn judge_line(line: &str) -> Option<Verdict> {
                     let en_relax = relax.filter(|r| {
                         !cjk && matches!(
                             text_of(line, r),
-                            "even if" | "even when" | "even though" | "regardless" | "anyway"
-                                | "without review" | "without a review" | "without reading"
+                            "even if"
+                                | "even when"
+                                | "even though"
+                                | "regardless"
+                                | "anyway"
+                                | "without review"
+                                | "without a review"
+                                | "without reading"
                         )
                     });
                     if let Some(r) = en_relax {
-                        return Some(verdict(Ask::Approve, v, &r, "despite the process".to_string()));
+                        return Some(verdict(
+                            Ask::Approve,
+                            v,
+                            &r,
+                            "despite the process".to_string(),
+                        ));
                     }
                     let addr_before =
                         ch.iter().find(|h| h.c == C::Addr && h.end <= v.start).copied();
@@ -766,20 +800,36 @@ pub(crate) fn judge_line(line: &str) -> Option<Verdict> {
                         r.c == C::Relax
                             && r.end <= v.start
                             && r.end + 6 >= v.start
-                            && matches!(text_of(line, r), "不用" | "不必" | "无需" | "不需要" | "no need")
+                            && matches!(
+                                text_of(line, r),
+                                "不用" | "不必" | "无需" | "不需要" | "no need"
+                            )
                     });
                     let hide = neg
                         || relaxed
-                        || matches!(t, "隐瞒" | "瞒着" | "need to see" | "secret from" | "hidden from" | "leave it out of")
+                        || matches!(
+                            t,
+                            "隐瞒"
+                                | "瞒着"
+                                | "need to see"
+                                | "secret from"
+                                | "hidden from"
+                                | "leave it out of"
+                        )
                         || (matches!(t, "hide" | "conceal") && opens_clause(line, cs, v.start))
-                        || (t == "needs to know" && ch.iter().any(|h| h.c == C::Neg || text_of(line, h) == "anyone"))
+                        || (t == "needs to know"
+                            && ch.iter().any(|h| h.c == C::Neg || text_of(line, h) == "anyone"))
                         || ch.iter().any(|h| {
-                            h.c == C::Relax && h.end <= v.start && text_of(line, h).starts_with("without")
+                            h.c == C::Relax
+                                && h.end <= v.start
+                                && text_of(line, h).starts_with("without")
                         });
                     if hide {
                         let o = near(&[C::OUser]).or_else(|| {
                             ch.iter()
-                                .find(|o| o.c == C::OUser && o.end <= v.start && o.end + 30 >= v.start)
+                                .find(|o| {
+                                    o.c == C::OUser && o.end <= v.start && o.end + 30 >= v.start
+                                })
                                 .copied()
                         });
                         if let Some(o) = o {
@@ -829,9 +879,11 @@ pub(crate) fn judge_line(line: &str) -> Option<Verdict> {
                     let obj = ch
                         .iter()
                         .find(|o| {
-                            matches!(o.c, C::OGate | C::ORules | C::OItem | C::OKbFile | C::OEntries)
-                                && (o.end <= v.start && o.end + 80 >= v.start
-                                    || o.start >= v.end && o.start <= v.end + 60)
+                            matches!(
+                                o.c,
+                                C::OGate | C::ORules | C::OItem | C::OKbFile | C::OEntries
+                            ) && (o.end <= v.start && o.end + 80 >= v.start
+                                || o.start >= v.end && o.start <= v.end + 60)
                         })
                         .copied();
                     if let Some(o) = obj {

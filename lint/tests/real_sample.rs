@@ -17,7 +17,9 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use evokb_lint::{check_decoded, check_hidden, check_imperative, check_injection, check_paths, Finding};
+use evokb_lint::{
+    check_decoded, check_hidden, check_imperative, check_injection, check_paths, Finding,
+};
 
 struct Section {
     /// 1-based line in the file where the section's text starts.
