@@ -89,6 +89,9 @@ pub fn active_ids(txn: &ReadTxn) -> Result<HashSet<String>, StoreError> {
     Ok(flags(txn)?.into_values().filter(Quarantined::active).map(|q| q.id).collect())
 }
 
+/// A record and its current `KB-SEC-*` error findings.
+pub type Judged = (Record, Vec<String>);
+
 /// What a refresh changed.
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
 pub struct Refresh {
@@ -100,7 +103,7 @@ pub struct Refresh {
 
 /// Re-judges the records given by `findings_of` (a record and its current `KB-SEC-*` error
 /// findings) against the stored flags, inside `w`. Records not listed keep no flag.
-fn apply(w: &mut WriteTxn, judged_now: Vec<(Record, Vec<String>)>) -> Result<Refresh, StoreError> {
+fn apply(w: &mut WriteTxn, judged_now: Vec<Judged>) -> Result<Refresh, StoreError> {
     let mut old = w.items::<Quarantined>(QUARANTINE)?.into_iter().collect::<BTreeMap<_, _>>();
     let mut out = Refresh::default();
     for (rec, findings) in judged_now {
@@ -157,7 +160,7 @@ fn key_array(key: &[u8]) -> [u8; 32] {
 /// transaction, so the flags and the records land together.
 pub fn refresh_all(w: &mut WriteTxn, root: &Path) -> Result<Refresh, StoreError> {
     let records = w.records()?;
-    let judged_now: Vec<(Record, Vec<String>)> = records
+    let judged_now: Vec<Judged> = records
         .into_iter()
         .filter(|r| judged(r.kind))
         .map(|r| {
@@ -176,7 +179,7 @@ pub fn after_lint(
     txn: &ReadTxn,
     root: &Path,
     sec_error_ids: &HashSet<String>,
-) -> Result<Option<Vec<(Record, Vec<String>)>>, StoreError> {
+) -> Result<Option<Vec<Judged>>, StoreError> {
     let current = flags(txn)?;
     let flagged_ids: HashSet<&str> = current.values().map(|q| q.id.as_str()).collect();
     if sec_error_ids.iter().all(|i| flagged_ids.contains(i.as_str()))
@@ -198,10 +201,7 @@ pub fn after_lint(
 }
 
 /// Writes the result of [`after_lint`].
-pub fn apply_lint(
-    w: &mut WriteTxn,
-    judged_now: Vec<(Record, Vec<String>)>,
-) -> Result<Refresh, StoreError> {
+pub fn apply_lint(w: &mut WriteTxn, judged_now: Vec<Judged>) -> Result<Refresh, StoreError> {
     apply(w, judged_now)
 }
 

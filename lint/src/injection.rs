@@ -518,46 +518,42 @@ fn scan_window(window: &str) -> Vec<Hit> {
     hits
 }
 
-/// The phrase rules of the first version over whole text (see the module docs); kept for the
-/// unit tests, `check_injection` runs the same rules line by line.
-#[cfg(test)]
-pub(crate) fn check_injection_legacy(text: &str) -> Vec<Finding> {
+/// Find instructions aimed at the agents who will read the entry: the structured detector of
+/// `intent.rs` on every line (and on a line joined with the next when a sentence wraps), then
+/// the phrase rules above on the lines that carry an action cue and were not flagged yet.
+pub fn check_injection(text: &str) -> Vec<Finding> {
     let lines: Vec<(usize, String)> =
         numbered_lines(text).map(|(n, l)| (n, normalise(l))).collect();
-    let mut seen: std::collections::HashSet<(usize, Category)> = std::collections::HashSet::new();
     let mut out = Vec::new();
-    let mut emit = |line: usize, category: Category, fragment: &str, out: &mut Vec<Finding>| {
-        if !seen.insert((line, category)) {
-            return;
-        }
-        out.push(Finding {
-            code: KB_SEC_INJECTION,
-            severity: Severity::Error,
-            line,
-            message: format!("{}: {}", category.label(), quote(fragment, 80)),
-        });
-    };
     for (i, (line_no, line)) in lines.iter().enumerate() {
-        for hit in scan_window(line) {
-            let fragment = line.get(hit.start..hit.end).unwrap_or("");
-            emit(*line_no, hit.category, fragment, &mut out);
-        }
-        // A phrase wrapped over the line break.
-        if let Some((_, next)) = lines.get(i + 1) {
-            if line.trim().is_empty() || next.trim().is_empty() {
-                continue;
+        let (mut verdict, action) = crate::intent::judge(line);
+        let wraps = !line.trim_end().ends_with(['.', '!', '?', '。', ';', ':', '|']);
+        if verdict.is_none() && action && wraps {
+            if let Some((_, next)) = lines.get(i + 1).filter(|(_, n)| !n.trim().is_empty()) {
+                verdict = crate::intent::judge(&format!("{line} {next}")).0;
             }
-            let joined = format!("{line} {next}");
-            let boundary = line.len();
-            for hit in scan_window(&joined) {
-                if hit.start < boundary && hit.end > boundary + 1 {
-                    let fragment = joined.get(hit.start..hit.end).unwrap_or("");
-                    emit(*line_no, hit.category, fragment, &mut out);
-                }
+        }
+        if let Some(v) = verdict {
+            out.push(Finding {
+                code: KB_SEC_INJECTION,
+                severity: Severity::Error,
+                line: *line_no,
+                message: v.message,
+            });
+            continue;
+        }
+        if action {
+            if let Some(hit) = scan_window(line).into_iter().next() {
+                let fragment = line.get(hit.start..hit.end).unwrap_or("");
+                out.push(Finding {
+                    code: KB_SEC_INJECTION,
+                    severity: Severity::Error,
+                    line: *line_no,
+                    message: format!("{}: {}", hit.category.label(), quote(fragment, 80)),
+                });
             }
         }
     }
-    out.sort_by_key(|f| f.line);
     out
 }
 
@@ -629,44 +625,4 @@ mod tests {
         assert_eq!(f.len(), 1);
         assert_eq!(f[0].line, 2);
     }
-}
-
-/// Find instructions aimed at the agents who will read the entry: the structured detector of
-/// `intent.rs` on every line (and on a line joined with the next when a sentence wraps), then
-/// the phrase rules above on the lines that carry an action cue and were not flagged yet.
-pub fn check_injection(text: &str) -> Vec<Finding> {
-    let lines: Vec<(usize, String)> =
-        numbered_lines(text).map(|(n, l)| (n, normalise(l))).collect();
-    let mut out = Vec::new();
-    for (i, (line_no, line)) in lines.iter().enumerate() {
-        let mut verdict = crate::intent::judge_line(line);
-        let wraps = !line.trim_end().ends_with(['.', '!', '?', '。', ';', ':', '|']);
-        if verdict.is_none() && wraps && !line.trim().is_empty() {
-            if let Some((_, next)) = lines.get(i + 1).filter(|(_, n)| !n.trim().is_empty()) {
-                verdict = crate::intent::judge_line(&format!("{line} {next}"));
-            }
-        }
-        if let Some(v) = verdict {
-            out.push(Finding {
-                code: KB_SEC_INJECTION,
-                severity: Severity::Error,
-                line: *line_no,
-                message: v.message,
-            });
-            continue;
-        }
-        if crate::intent::has_action(line) {
-            for hit in scan_window(line) {
-                let fragment = line.get(hit.start..hit.end).unwrap_or("");
-                out.push(Finding {
-                    code: KB_SEC_INJECTION,
-                    severity: Severity::Error,
-                    line: *line_no,
-                    message: format!("{}: {}", hit.category.label(), quote(fragment, 80)),
-                });
-                break;
-            }
-        }
-    }
-    out
 }

@@ -28,7 +28,7 @@
 
 use std::sync::LazyLock;
 
-use aho_corasick::{AhoCorasick, AhoCorasickBuilder, MatchKind};
+use aho_corasick::{AhoCorasick, AhoCorasickBuilder, AhoCorasickKind, MatchKind};
 
 use crate::text::quote;
 
@@ -345,6 +345,7 @@ const LEXICON: &[(&str, C)] = &[
 static AC: LazyLock<Option<AhoCorasick>> = LazyLock::new(|| {
     AhoCorasickBuilder::new()
         .match_kind(MatchKind::Standard)
+        .kind(Some(AhoCorasickKind::DFA))
         .build(LEXICON.iter().map(|(t, _)| *t))
         .ok()
 });
@@ -394,7 +395,7 @@ fn secret_identifiers(s: &str, out: &mut Vec<Hit>) {
                 .any(|suf| word.ends_with(suf))
                 || (dollar
                     && ["key", "token", "secret", "pass", "cred"].iter().any(|w| word.contains(w)));
-            if named && word.contains('_') || (dollar && named) {
+            if named && (word.contains('_') || dollar) {
                 out.push(Hit {
                     start: start.saturating_sub(usize::from(dollar)),
                     end: i,
@@ -554,9 +555,15 @@ fn text_of<'a>(line: &'a str, h: &Hit) -> &'a str {
     line.get(h.start..h.end).unwrap_or("")
 }
 
-/// Evaluate one normalised line; the first frame found wins.
-pub(crate) fn judge_line(line: &str) -> Option<Verdict> {
+/// Evaluate one normalised line, and say whether it carries an action cue (so that a wrapped
+/// sentence and the phrase rules are worth trying on it). One lexicon scan serves both.
+pub(crate) fn judge(line: &str) -> (Option<Verdict>, bool) {
     let hits = scan(line);
+    let action = hits.iter().any(|h| is_action(h.c));
+    (judge_hits(line, &hits), action)
+}
+
+fn judge_hits(line: &str, hits: &[Hit]) -> Option<Verdict> {
     if hits.is_empty() {
         return None;
     }
@@ -902,29 +909,26 @@ pub(crate) fn judge_line(line: &str) -> Option<Verdict> {
     None
 }
 
-/// Whether a line has any action concept, so that the phrase rules of the first version are
-/// worth running on it (they all start from a verb or a persona cue).
-pub(crate) fn has_action(line: &str) -> bool {
-    scan(line).iter().any(|h| {
-        matches!(
-            h.c,
-            C::VSkip
-                | C::VIgnore
-                | C::VApprove
-                | C::VDelete
-                | C::VPush
-                | C::VReveal
-                | C::VSend
-                | C::VRun
-                | C::VReport
-                | C::VTell
-                | C::Stealth
-                | C::Persona
-                | C::NewRule
-                | C::Header
-                | C::Cmd
-                | C::CmdWeak
-                | C::Neg
-        )
-    })
+/// Concepts that make a line worth a second look (all phrase rules start from one).
+fn is_action(c: C) -> bool {
+    matches!(
+        c,
+        C::VSkip
+            | C::VIgnore
+            | C::VApprove
+            | C::VDelete
+            | C::VPush
+            | C::VReveal
+            | C::VSend
+            | C::VRun
+            | C::VReport
+            | C::VTell
+            | C::Stealth
+            | C::Persona
+            | C::NewRule
+            | C::Header
+            | C::Cmd
+            | C::CmdWeak
+            | C::Neg
+    )
 }

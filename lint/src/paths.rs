@@ -266,7 +266,33 @@ fn clean_token(raw: &str) -> &str {
 }
 
 /// Resolve `token` from the entry's directory and from the root; report a symlink escape.
+/// Cache of symlink answers: (root, entry directory, token) to the escaping target.
+type EscapeCache = std::collections::HashMap<(PathBuf, Option<PathBuf>, String), Option<PathBuf>>;
+
+/// Results of [`symlink_escape_uncached`] per (root, base, token): a lint run asks about the
+/// same tokens (`T.copy`, `docs/…`) thousands of times, and each question costs file-system
+/// calls.
+static ESCAPES: LazyLock<std::sync::Mutex<EscapeCache>> = LazyLock::new(Default::default);
+
 fn symlink_escape(ctx: &Context, token: &str) -> Option<PathBuf> {
+    let root = ctx.root.as_ref()?;
+    let key = (root.clone(), ctx.base.clone(), token.to_string());
+    if let Ok(cache) = ESCAPES.lock() {
+        if let Some(hit) = cache.get(&key) {
+            return hit.clone();
+        }
+    }
+    let found = symlink_escape_uncached(ctx, token);
+    if let Ok(mut cache) = ESCAPES.lock() {
+        if cache.len() > 100_000 {
+            cache.clear();
+        }
+        cache.insert(key, found.clone());
+    }
+    found
+}
+
+fn symlink_escape_uncached(ctx: &Context, token: &str) -> Option<PathBuf> {
     let root = ctx.root.as_ref()?;
     if token.len() > 1024 || token.contains('\0') {
         return None;
@@ -306,6 +332,10 @@ pub fn check_paths(text: &str, repo_root: Option<&Path>, file_dir: Option<&Path>
     let ctx = Context::new(repo_root, file_dir);
     let mut out = Vec::new();
     for (line_no, raw_line) in crate::text::numbered_lines(text) {
+        // Every kind of path this check knows needs one of these bytes; most lines have none.
+        if !raw_line.bytes().any(|b| matches!(b, b'/' | b'\\' | b'~' | b'$' | b'%' | b'.')) {
+            continue;
+        }
         let line: String = raw_line
             .chars()
             .filter(|c| {

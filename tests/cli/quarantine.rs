@@ -71,7 +71,7 @@ fn imported_injection_is_quarantined_until_cleared_or_fixed() {
         .expect("findings")
         .iter()
         .any(|f| f["code"] == "KB-SEC-INJECTION" && f["id"] == ID));
-    assert_eq!(marked(kb.path()).0, true);
+    assert!(marked(kb.path()).0);
 
     // Clearing needs a quarantined id and a reason, and is logged.
     let bad = evokb(kb.path(), &["clear", "PL-1.1-transpose-chain", "--reason", "x"]);
@@ -98,7 +98,7 @@ fn imported_injection_is_quarantined_until_cleared_or_fixed() {
     // A later edit of the cleared entry is judged afresh.
     edit(kb.path(), ATTACK, &format!("{ATTACK} Then run `git push --force origin main`."));
     assert!(evokb(kb.path(), &["import"]).status.success());
-    assert_eq!(marked(kb.path()).0, true, "a changed text is quarantined again");
+    assert!(marked(kb.path()).0, "a changed text is quarantined again");
 
     // Fixing the text lifts the flag.
     edit(kb.path(), &format!("\n\n{ATTACK} Then run `git push --force origin main`."), "");
@@ -128,7 +128,7 @@ fn lint_lifts_the_flag_of_a_record_that_passes() {
         w.put_item(QUARANTINE, &rec.case_hash().0, &flag).expect("put");
         w.commit().expect("commit");
     }
-    assert_eq!(marked(kb.path()).0, true);
+    assert!(marked(kb.path()).0);
     let out = evokb(kb.path(), &["lint"]);
     assert!(stdout(&out).contains(&format!("quarantine lifted from {ID}")), "{}", stdout(&out));
     assert_eq!(marked(kb.path()), (false, false, false, false));
