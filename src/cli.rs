@@ -133,6 +133,17 @@ pub enum Command {
         #[command(flatten)]
         actor: ActorArgs,
     },
+    /// Lift the quarantine of an imported record after a person reviewed its KB-SEC findings;
+    /// the decision is kept in the store and logged in the stats.md change log
+    Clear {
+        /// The quarantined record's id
+        id: String,
+        /// Why the findings are not an attack
+        #[arg(long, value_name = "TEXT")]
+        reason: String,
+        #[command(flatten)]
+        actor: ActorArgs,
+    },
     /// The review queue
     #[command(subcommand)]
     Queue(QueueCmd),

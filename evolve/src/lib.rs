@@ -3,7 +3,8 @@
 //! The evolution domain of an evokb knowledge base, on the store: the five deltas
 //! ([`deltas`]), the review queue's lifecycle ([`queue`]), the rules that judge content
 //! (lint, budgets and staleness, [`rules`]), hit accounting ([`hits`]), the `stats.md` rows
-//! render derives ([`derived`], [`metrics`]) and rendering with them ([`render`]).
+//! render derives ([`derived`], [`metrics`]) and rendering with them ([`render`]), and the
+//! quarantine of imported records with security findings ([`quarantine`]).
 //!
 //! It uses `evokb-store` for records and `evokb-export` for everything that touches markdown;
 //! neither of them uses this crate. It writes no markdown by hand: rows and items are built
@@ -16,6 +17,7 @@ pub mod derived;
 pub mod error;
 pub mod hits;
 pub mod metrics;
+pub mod quarantine;
 pub mod queue;
 pub mod render;
 pub mod rules;

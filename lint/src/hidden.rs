@@ -250,6 +250,9 @@ fn check_chars(text: &str, out: &mut Vec<Finding>) {
 
 fn check_markup(text: &str, out: &mut Vec<Finding>) {
     for (line_no, line) in numbered_lines(text) {
+        if !line.contains(']') && !line.contains('<') {
+            continue;
+        }
         if let Some(m) = MD_COMMENT.find(line) {
             out.push(finding(
                 line_no,
@@ -265,7 +268,19 @@ fn check_markup(text: &str, out: &mut Vec<Finding>) {
 fn check_encoded(text: &str, out: &mut Vec<Finding>) {
     let lines: Vec<(usize, &str)> = numbered_lines(text).collect();
     for (line_no, line) in &lines {
-        let mut flagged = false;
+        // Cheap byte-level prefilters decide which of the regexes below can match at all.
+        let longest_b64 = longest_run(line, |b| {
+            b.is_ascii_alphanumeric() || matches!(b, b'+' | b'/' | b'-' | b'_')
+        });
+        let longest_hex = longest_run(line, |b| b.is_ascii_hexdigit());
+        let has_escape = line.contains("\\x") || line.contains('%');
+        let has_entity = line.contains("&#");
+        let has_data =
+            line.len() >= 5 && line.as_bytes().windows(5).any(|w| w.eq_ignore_ascii_case(b"data:"));
+        if longest_b64 < 80 && longest_hex < 32 && !has_escape && !has_entity && !has_data {
+            continue;
+        }
+        let mut flagged = longest_b64 < 80;
         for (regex, engine) in [(&*BASE64_STD, &B64_STD), (&*BASE64_URL, &B64_URL)] {
             if flagged {
                 break;
@@ -287,7 +302,7 @@ fn check_encoded(text: &str, out: &mut Vec<Finding>) {
                 }
             }
         }
-        for caps in HEX_RUN.captures_iter(line) {
+        for caps in HEX_RUN.captures_iter(if longest_hex >= 32 { line } else { "" }) {
             let Some(digits) = caps.get(1) else { continue };
             let bytes = decode_hex_digits(digits.as_str());
             if is_texty(&bytes) {
@@ -302,7 +317,7 @@ fn check_encoded(text: &str, out: &mut Vec<Finding>) {
                 break;
             }
         }
-        for m in ESCAPED_HEX.find_iter(line) {
+        for m in ESCAPED_HEX.find_iter(if has_escape { line } else { "" }) {
             let digits: String =
                 m.as_str().split(['%', '\\']).map(|p| p.trim_start_matches('x')).collect();
             let bytes = decode_hex_digits(&digits);
@@ -314,7 +329,7 @@ fn check_encoded(text: &str, out: &mut Vec<Finding>) {
                 break;
             }
         }
-        for m in HTML_ENTITIES.find_iter(line) {
+        for m in HTML_ENTITIES.find_iter(if has_entity { line } else { "" }) {
             let bytes = decode_entities(m.as_str());
             if is_texty(&bytes) {
                 out.push(finding(
@@ -324,7 +339,7 @@ fn check_encoded(text: &str, out: &mut Vec<Finding>) {
                 break;
             }
         }
-        if let Some(m) = DATA_URI.find(line) {
+        if let Some(m) = DATA_URI.find(if has_data { line } else { "" }) {
             out.push(finding(*line_no, format!("data: URI: {}", quote(m.as_str(), 60))));
         }
     }
@@ -360,6 +375,20 @@ fn check_encoded(text: &str, out: &mut Vec<Finding>) {
         }
         i = j.max(i + 1);
     }
+}
+
+/// Length of the longest run of bytes satisfying `f`.
+fn longest_run(line: &str, f: impl Fn(u8) -> bool) -> usize {
+    let (mut best, mut cur) = (0, 0);
+    for b in line.bytes() {
+        if f(b) {
+            cur += 1;
+            best = best.max(cur);
+        } else {
+            cur = 0;
+        }
+    }
+    best
 }
 
 /// Find hidden content: HTML comments, invisible characters, encoded payloads.

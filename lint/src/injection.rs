@@ -1,6 +1,11 @@
 //! `KB-SEC-INJECTION`: instructions aimed at the agents that will later read an entry.
 //!
-//! # Design
+//! Two layers (issue #10). The first is the structured detector of `intent.rs`, which
+//! recognises who is addressed and what is asked. The second is the phrase rules below, the
+//! first version of this check; they run only on lines where the first layer found an action
+//! cue but no frame, which keeps the regex scanning off most lines.
+//!
+//! # Design of the phrase rules
 //!
 //! Five categories — override, skip-gate, run-command, exfiltrate, hide-from-user — each a
 //! short table of phrase rules, English and Chinese. A rule is a regex that already encodes a
@@ -513,44 +518,42 @@ fn scan_window(window: &str) -> Vec<Hit> {
     hits
 }
 
-/// Find instructions aimed at the agents who will read the entry (see the module docs).
+/// Find instructions aimed at the agents who will read the entry: the structured detector of
+/// `intent.rs` on every line (and on a line joined with the next when a sentence wraps), then
+/// the phrase rules above on the lines that carry an action cue and were not flagged yet.
 pub fn check_injection(text: &str) -> Vec<Finding> {
     let lines: Vec<(usize, String)> =
         numbered_lines(text).map(|(n, l)| (n, normalise(l))).collect();
-    let mut seen: std::collections::HashSet<(usize, Category)> = std::collections::HashSet::new();
     let mut out = Vec::new();
-    let mut emit = |line: usize, category: Category, fragment: &str, out: &mut Vec<Finding>| {
-        if !seen.insert((line, category)) {
-            return;
-        }
-        out.push(Finding {
-            code: KB_SEC_INJECTION,
-            severity: Severity::Error,
-            line,
-            message: format!("{}: {}", category.label(), quote(fragment, 80)),
-        });
-    };
     for (i, (line_no, line)) in lines.iter().enumerate() {
-        for hit in scan_window(line) {
-            let fragment = line.get(hit.start..hit.end).unwrap_or("");
-            emit(*line_no, hit.category, fragment, &mut out);
-        }
-        // A phrase wrapped over the line break.
-        if let Some((_, next)) = lines.get(i + 1) {
-            if line.trim().is_empty() || next.trim().is_empty() {
-                continue;
+        let (mut verdict, action) = crate::intent::judge(line);
+        let wraps = !line.trim_end().ends_with(['.', '!', '?', '。', ';', ':', '|']);
+        if verdict.is_none() && action && wraps {
+            if let Some((_, next)) = lines.get(i + 1).filter(|(_, n)| !n.trim().is_empty()) {
+                verdict = crate::intent::judge(&format!("{line} {next}")).0;
             }
-            let joined = format!("{line} {next}");
-            let boundary = line.len();
-            for hit in scan_window(&joined) {
-                if hit.start < boundary && hit.end > boundary + 1 {
-                    let fragment = joined.get(hit.start..hit.end).unwrap_or("");
-                    emit(*line_no, hit.category, fragment, &mut out);
-                }
+        }
+        if let Some(v) = verdict {
+            out.push(Finding {
+                code: KB_SEC_INJECTION,
+                severity: Severity::Error,
+                line: *line_no,
+                message: v.message,
+            });
+            continue;
+        }
+        if action {
+            if let Some(hit) = scan_window(line).into_iter().next() {
+                let fragment = line.get(hit.start..hit.end).unwrap_or("");
+                out.push(Finding {
+                    code: KB_SEC_INJECTION,
+                    severity: Severity::Error,
+                    line: *line_no,
+                    message: format!("{}: {}", hit.category.label(), quote(fragment, 80)),
+                });
             }
         }
     }
-    out.sort_by_key(|f| f.line);
     out
 }
 

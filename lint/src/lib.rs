@@ -7,14 +7,20 @@
 //! only [`check_paths`] touches the file system, and only to resolve symlinks when a
 //! repository root is given. No check panics on any input.
 //!
+//! Encoded text (base64, hex, URL, HTML entities) is decoded and judged like plain text
+//! ([`check_decoded`]); dangerous link schemes are errors.
+//!
 //! Line numbers in [`Finding::line`] are 1-based within the text that was passed in.
 
+mod decode;
 mod hidden;
 mod imperative;
 mod injection;
+mod intent;
 mod paths;
 mod text;
 
+pub use decode::check_decoded;
 pub use hidden::check_hidden;
 pub use imperative::check_imperative;
 pub use injection::check_injection;
@@ -69,6 +75,12 @@ pub fn check_security(
 ) -> Vec<Finding> {
     let mut out = check_injection(text);
     out.extend(check_hidden(text));
+    for f in check_decoded(text) {
+        // One hidden-content finding per line is enough: a decoded instruction on a line
+        // that is already flagged as an encoded payload replaces the plainer message.
+        out.retain(|o| !(o.code == KB_SEC_HIDDEN && o.line == f.line));
+        out.push(f);
+    }
     out.extend(check_paths(text, repo_root, file_dir));
     out.sort_by(|a, b| a.line.cmp(&b.line).then(a.code.cmp(b.code)));
     out

@@ -266,7 +266,33 @@ fn clean_token(raw: &str) -> &str {
 }
 
 /// Resolve `token` from the entry's directory and from the root; report a symlink escape.
+/// Cache of symlink answers: (root, entry directory, token) to the escaping target.
+type EscapeCache = std::collections::HashMap<(PathBuf, Option<PathBuf>, String), Option<PathBuf>>;
+
+/// Results of [`symlink_escape_uncached`] per (root, base, token): a lint run asks about the
+/// same tokens (`T.copy`, `docs/…`) thousands of times, and each question costs file-system
+/// calls.
+static ESCAPES: LazyLock<std::sync::Mutex<EscapeCache>> = LazyLock::new(Default::default);
+
 fn symlink_escape(ctx: &Context, token: &str) -> Option<PathBuf> {
+    let root = ctx.root.as_ref()?;
+    let key = (root.clone(), ctx.base.clone(), token.to_string());
+    if let Ok(cache) = ESCAPES.lock() {
+        if let Some(hit) = cache.get(&key) {
+            return hit.clone();
+        }
+    }
+    let found = symlink_escape_uncached(ctx, token);
+    if let Ok(mut cache) = ESCAPES.lock() {
+        if cache.len() > 100_000 {
+            cache.clear();
+        }
+        cache.insert(key, found.clone());
+    }
+    found
+}
+
+fn symlink_escape_uncached(ctx: &Context, token: &str) -> Option<PathBuf> {
     let root = ctx.root.as_ref()?;
     if token.len() > 1024 || token.contains('\0') {
         return None;
@@ -306,6 +332,10 @@ pub fn check_paths(text: &str, repo_root: Option<&Path>, file_dir: Option<&Path>
     let ctx = Context::new(repo_root, file_dir);
     let mut out = Vec::new();
     for (line_no, raw_line) in crate::text::numbered_lines(text) {
+        // Every kind of path this check knows needs one of these bytes; most lines have none.
+        if !raw_line.bytes().any(|b| matches!(b, b'/' | b'\\' | b'~' | b'$' | b'%' | b'.')) {
+            continue;
+        }
         let line: String = raw_line
             .chars()
             .filter(|c| {
@@ -390,18 +420,75 @@ pub fn check_paths(text: &str, repo_root: Option<&Path>, file_dir: Option<&Path>
         }
 
         for (kind, frag) in found {
+            let blocking = !marked && is_sensitive(&kind, &frag);
             // A provenance-marked path records where a fact came from; the spec lets provenance
             // rot, so it is reported, not blocking. An unmarked one is content that points a
             // future reader outside the repository.
             out.push(Finding {
                 code: KB_SEC_PATH,
-                severity: if marked { Severity::Warning } else { Severity::Error },
+                severity: if blocking { Severity::Error } else { Severity::Warning },
                 line: line_no,
                 message: format!("{kind}: {}{suffix}", quote(&frag, 80)),
             });
         }
     }
     out
+}
+
+/// Whether a path outside the repository blocks (issue #10): traversal and symlink escapes,
+/// and paths into credentials, keys or system configuration. A plain scratch or checkout path
+/// (`/tmp/opencode/probe.py`, `/home/u/tilelang-mlir-ascend`, `~/.tilelang/cache`) is reported
+/// as a warning: it is a provenance note, not a way to make the reader touch secrets.
+fn is_sensitive(kind: &str, frag: &str) -> bool {
+    if kind.contains("traversal") || kind.contains("symlink") {
+        return true;
+    }
+    let f = frag.to_ascii_lowercase();
+    const SENSITIVE: &[&str] = &[
+        "/etc/",
+        "/etc",
+        "/root",
+        "/proc/",
+        "/sys/",
+        "/dev/",
+        "/var/lib",
+        "/boot",
+        ".ssh",
+        ".aws",
+        ".gnupg",
+        ".netrc",
+        ".npmrc",
+        ".pypirc",
+        ".docker",
+        ".kube",
+        ".config/gh",
+        ".git-credentials",
+        "id_rsa",
+        "id_ed25519",
+        "id_ecdsa",
+        ".env",
+        "credential",
+        "secret",
+        "token",
+        "password",
+        "shadow",
+        "passwd",
+        "keychain",
+        ".bash_history",
+        ".zsh_history",
+        ".bashrc",
+        ".profile",
+        "authorized_keys",
+        "known_hosts",
+        "system32",
+        "appdata",
+        "library/keychains",
+        "/usr/bin",
+        "/usr/local/bin",
+        "/bin/",
+        "/sbin/",
+    ];
+    f == "/" || f == "~" || SENSITIVE.iter().any(|s| f.contains(s)) || f.starts_with("\\\\")
 }
 
 #[cfg(test)]

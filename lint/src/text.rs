@@ -39,6 +39,21 @@ pub(crate) fn numbered_lines(text: &str) -> impl Iterator<Item = (usize, &str)> 
 /// (`ｉｇｎｏｒｅ`, `：`) and the ideographic space to ASCII, remove markdown emphasis (`**`,
 /// `__`) and code ticks, and lowercase.
 pub(crate) fn normalise(line: &str) -> String {
+    if line.is_ascii() {
+        // Fast path for the common case: nothing to fold but case, ticks and emphasis.
+        let mut out: String = line
+            .bytes()
+            .filter(|&b| b != b'`')
+            .map(|b| char::from(b.to_ascii_lowercase()))
+            .collect();
+        if out.contains("**") {
+            out = out.replace("**", "");
+        }
+        if out.contains("__") {
+            out = out.replace("__", "");
+        }
+        return out;
+    }
     let mut out = String::with_capacity(line.len());
     for c in line.chars() {
         if is_invisible(c) || c == '`' {

@@ -138,6 +138,20 @@ pub fn deprecate(
     ok()
 }
 
+/// `evokb clear ID --reason …`: a person's recorded decision lifting a quarantine flag.
+pub fn clear(root: Option<&Path>, id: &str, reason: &str, a: &ActorArgs) -> CmdResult {
+    let c = ctx(root)?;
+    let mut w = c.store.write()?;
+    let flag = evokb_evolve::quarantine::clear(&mut w, id, reason, &actor(a, &c.today))?;
+    w.commit()?;
+    let mut out = format!("cleared the quarantine of {id} ({} {})\n", flag.kind, flag.file);
+    for f in &flag.findings {
+        let _ = writeln!(out, "  was: {f}");
+    }
+    print(&out)?;
+    ok()
+}
+
 pub fn queue(root: Option<&Path>, cmd: &QueueCmd) -> CmdResult {
     let c = ctx(root)?;
     match cmd {

@@ -38,6 +38,7 @@ pub fn run(cli: &Cli) -> CmdResult {
         Command::Deprecate { id, by_entry, reason, actor } => {
             evolve::deprecate(root, id, by_entry.as_deref(), reason.as_deref(), actor)
         }
+        Command::Clear { id, reason, actor } => evolve::clear(root, id, reason, actor),
         Command::Queue(cmd) => evolve::queue(root, cmd),
         Command::Report { task } => evolve::report(root, task),
         Command::List { kind, json } => records::list(root, *kind, *json),

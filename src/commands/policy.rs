@@ -32,6 +32,7 @@ pub fn lint(root: Option<&Path>, json_out: bool, errors_only: bool) -> CmdResult
     let tracked = tracked(&root);
     let input = LintInput { root: &root, tracked_examples: tracked.as_ref(), budgets: &budgets };
     let mut findings = policy::lint(&store.read()?, &input)?;
+    let lifted = update_quarantine(&root, &store, &findings)?;
     if errors_only {
         findings.retain(policy::Finding::is_error);
     }
@@ -45,6 +46,9 @@ pub fn lint(root: Option<&Path>, json_out: bool, errors_only: bool) -> CmdResult
             let id = f.id.as_deref().map(|i| format!(" {i}:")).unwrap_or_default();
             let _ = writeln!(out, "[{tag}] {}: {}:{}:{id} {}", f.code, f.file, f.line, f.message);
         }
+        for id in &lifted {
+            let _ = writeln!(out, "quarantine lifted from {id}: it passes the KB-SEC checks now");
+        }
         let _ =
             writeln!(out, "\nevokb lint: {errors} errors, {} warnings", findings.len() - errors);
         print(&out)?;
@@ -53,6 +57,29 @@ pub fn lint(root: Option<&Path>, json_out: bool, errors_only: bool) -> CmdResult
         return Ok(ExitCode::from(ErrorKind::CheckFailed.exit_code()));
     }
     ok()
+}
+
+/// Lifts the quarantine of records that lint now passes (and flags any record lint found a
+/// KB-SEC error on). Writes only when something changes, so a clean lint stays read-only.
+fn update_quarantine(
+    root: &Path,
+    store: &evokb_store::Store,
+    findings: &[policy::Finding],
+) -> CmdResult<Vec<String>> {
+    use evokb_evolve::quarantine;
+    let ids: std::collections::HashSet<String> = findings
+        .iter()
+        .filter(|f| f.is_error() && f.code.starts_with("KB-SEC"))
+        .filter_map(|f| f.id.clone())
+        .collect();
+    let Some(judged) = quarantine::after_lint(&store.read()?, root, &ids)? else {
+        return Ok(Vec::new());
+    };
+    let store = root::open(root)?;
+    let mut w = store.write()?;
+    let refresh = quarantine::apply_lint(&mut w, judged)?;
+    w.commit()?;
+    Ok(refresh.lifted)
 }
 
 pub fn budget(root: Option<&Path>, json_out: bool) -> CmdResult {

@@ -121,7 +121,7 @@ pub fn list(root: Option<&Path>, kind: Option<Kind>, json_out: bool) -> CmdResul
 
 pub fn query(root: Option<&Path>, filter: &evokb_store::Filter, json_out: bool) -> CmdResult {
     let root = root::find(root)?;
-    let store = root::open_for_reading(&root)?;
+    let mut store = root::open_for_reading(&root)?;
     let first = store.read()?.query(filter);
     let rows = match first {
         // A facet index row that does not decode is derived data gone bad: rebuild the index
@@ -130,7 +130,7 @@ pub fn query(root: Option<&Path>, filter: &evokb_store::Filter, json_out: bool) 
             if table.starts_with("idx.") =>
         {
             drop(store);
-            let store = root::open(&root)?;
+            store = root::open(&root)?;
             let reason = format!(
                 "was damaged (the row at key {key} in '{table}' does not decode: {detail})"
             );
@@ -141,6 +141,20 @@ pub fn query(root: Option<&Path>, filter: &evokb_store::Filter, json_out: bool) 
         }
         other => other?,
     };
+    let txn = store.read()?;
+    let quarantined = evokb_evolve::quarantine::active_ids(&txn)?;
+    if json_out && !quarantined.is_empty() {
+        let mut values: Vec<serde_json::Value> = Vec::with_capacity(rows.len());
+        for r in &rows {
+            let mut v = serde_json::to_value(r).map_err(std::io::Error::from)?;
+            if quarantined.contains(&r.id) {
+                v["quarantined"] = json!(true);
+            }
+            values.push(v);
+        }
+        print_json(&serde_json::Value::Array(values))?;
+        return ok();
+    }
     if json_out {
         // Streamed straight to stdout: a broad query at 100k entries is megabytes of JSON, and
         // building a serde_json::Value first doubled the time spent on output.
@@ -157,14 +171,15 @@ pub fn query(root: Option<&Path>, filter: &evokb_store::Filter, json_out: bool) 
         let title: String = r.title.chars().take(60).collect();
         let _ = writeln!(
             out,
-            "{:<40} {:<9} {:<10} {:<28} {}:{}  {}",
+            "{:<40} {:<9} {:<10} {:<28} {}:{}  {}{}",
             r.id,
             r.kind,
             r.status,
             r.family.join(","),
             file,
             r.line,
-            title
+            title,
+            if quarantined.contains(&r.id) { super::search::QUARANTINE_MARK } else { "" }
         );
     }
     let _ = writeln!(out, "{} entr{}", rows.len(), if rows.len() == 1 { "y" } else { "ies" });

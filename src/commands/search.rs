@@ -14,6 +14,10 @@ use crate::root;
 
 use crate::clock::utc_now;
 
+/// The text-output marker of a quarantined record (issue #10).
+pub const QUARANTINE_MARK: &str =
+    "  [QUARANTINED: KB-SEC finding, see 'evokb lint'; 'evokb clear ID --reason …' after review]";
+
 pub fn search(
     root: Option<&Path>,
     text: &str,
@@ -39,6 +43,7 @@ pub fn search(
         eprintln!("evokb: {rebuilt}");
     }
     let hits = outcome.hits;
+    let quarantined = evokb_evolve::quarantine::active_ids(&store.read()?)?;
     if !hits.is_empty() {
         let ids: Vec<String> = hits.iter().map(|h| h.id.clone()).collect();
         let report = record_hit(&root, &store, &utc_now(), text, &ids, task)?;
@@ -52,7 +57,7 @@ pub fn search(
         let results: Vec<serde_json::Value> = hits
             .iter()
             .map(|h| {
-                json!({
+                let mut v = json!({
                     "id": h.id,
                     "source": h.source,
                     "title": h.title,
@@ -60,7 +65,11 @@ pub fn search(
                     "facets": h.facets,
                     "score": (f64::from(h.score) * 1000.0).round() / 1000.0,
                     "snippet": h.snippet,
-                })
+                });
+                if quarantined.contains(&h.id) {
+                    v["quarantined"] = json!(true);
+                }
+                v
             })
             .collect();
         print_json(&json!({"query": text, "results": results}))?;
@@ -74,11 +83,12 @@ pub fn search(
     for (rank, h) in hits.iter().enumerate() {
         let _ = write!(
             out,
-            "\n[{}] {}  ({}, score={:.2})\n{}\n",
+            "\n[{}] {}  ({}, score={:.2}){}\n{}\n",
             rank + 1,
             h.id,
             h.source,
             h.score,
+            if quarantined.contains(&h.id) { QUARANTINE_MARK } else { "" },
             h.title
         );
         let facets: Vec<String> = h

@@ -58,7 +58,11 @@ pub fn import(
         PreferArg::File => Prefer::File,
         PreferArg::Store => Prefer::Store,
     });
-    let report = evokb_export::import(&root, &store, ImportOptions { prefer, strict })?;
+    let mut txn = store.write()?;
+    let report = evokb_export::sync::import_in(&mut txn, &root, ImportOptions { prefer, strict })?;
+    // A hand-edited record with a KB-SEC error is imported, but quarantined (issue #10).
+    let quarantine = evokb_evolve::quarantine::refresh_all(&mut txn, &root)?;
+    txn.commit()?;
     if json_out {
         print_json(&json!({
             "records": counts_json(&report.counts),
@@ -68,6 +72,8 @@ pub fn import(
             "removed": report.removed,
             "kept_store": report.kept_store,
             "warnings": report.warnings,
+            "quarantined": quarantine.flagged,
+            "quarantine_lifted": quarantine.lifted,
         }))?;
     } else {
         let mut out = format!(
@@ -75,6 +81,15 @@ pub fn import(
             report.files, report.added, report.updated, report.removed, report.kept_store
         );
         out.push_str(&counts_text(&report.counts));
+        for id in &quarantine.flagged {
+            let _ = writeln!(
+                out,
+                "quarantined {id}: it has a KB-SEC error ('evokb lint' shows it; fix it, or 'evokb clear {id} --reason …')"
+            );
+        }
+        for id in &quarantine.lifted {
+            let _ = writeln!(out, "quarantine lifted from {id}: its KB-SEC findings are gone");
+        }
         for w in &report.warnings {
             let _ = writeln!(out, "{w}");
         }

@@ -19,6 +19,7 @@ mod malformed;
 mod model;
 mod overlap;
 mod props;
+mod quarantine;
 mod query;
 mod relevance;
 mod roundtrip;

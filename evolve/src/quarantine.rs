@@ -1,0 +1,252 @@
+//! Quarantine (issue #10 point 4): records that reached the store by a hand edit and
+//! `import` while carrying an error-severity `KB-SEC-*` finding.
+//!
+//! `add` and `queue merge` refuse such content outright; `import` cannot refuse a file the
+//! person already wrote, so it imports the record and flags it here. The flag lives in the
+//! store (the collection `coll.quarantine`, keyed by case hash) and is shown by `search` and
+//! `query` until either
+//! - `evokb lint` finds no `KB-SEC-*` error on the record any more (the text was fixed), or
+//! - a person clears it with a recorded decision (`evokb clear ID --reason …`), which is kept
+//!   with the flag and logged in the `stats.md` change log. A cleared record whose text
+//!   changes again is judged afresh.
+
+use std::collections::{BTreeMap, HashSet};
+use std::path::Path;
+
+use evokb_export::MutateError;
+use evokb_store::{Collection, Kind, ReadTxn, Record, StoreError, WriteTxn};
+use serde::{Deserialize, Serialize};
+
+use crate::changelog::{log, Actor, ChangeKind};
+
+/// The collection holding quarantine flags.
+pub const QUARANTINE: Collection = Collection::new("coll.quarantine");
+
+/// A person's decision that a flagged record is safe.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Clearance {
+    /// `human` or `evolver`.
+    pub by: String,
+    /// The day of the decision.
+    pub date: String,
+    /// The task the decision was taken in.
+    pub task: String,
+    /// Why the findings are not an attack.
+    pub reason: String,
+}
+
+/// One quarantine flag.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Quarantined {
+    /// The record's kind tag.
+    pub kind: String,
+    /// The record's id.
+    pub id: String,
+    /// The file the record lives in.
+    pub file: String,
+    /// blake3 of the record text the findings were computed on.
+    pub text_hash: String,
+    /// The `KB-SEC-*` error findings, one line each.
+    pub findings: Vec<String>,
+    /// Set when a person cleared the record.
+    pub cleared: Option<Clearance>,
+}
+
+impl Quarantined {
+    /// Whether search and query mark the record.
+    pub fn active(&self) -> bool {
+        self.cleared.is_none()
+    }
+}
+
+/// The kinds whose content is judged (as `evokb lint` does).
+pub fn judged(kind: Kind) -> bool {
+    matches!(kind, Kind::Entry | Kind::Bottleneck | Kind::Gap | Kind::QueueItem)
+}
+
+fn text_hash(rec: &Record) -> String {
+    blake3::hash(rec.text().as_bytes()).to_hex().to_string()
+}
+
+/// The error-severity `KB-SEC-*` findings on a record's text.
+pub fn security_errors(rec: &Record, root: &Path) -> Vec<String> {
+    let file_dir = root.join(&rec.file);
+    let file_dir = file_dir.parent().unwrap_or(root);
+    evokb_lint::check_security(&rec.text(), Some(root), Some(file_dir))
+        .into_iter()
+        .filter(|f| f.severity == evokb_lint::Severity::Error)
+        .map(|f| format!("{} line {}: {}", f.code, f.line, f.message))
+        .collect()
+}
+
+/// Every flag, by case-hash key.
+pub fn flags(txn: &ReadTxn) -> Result<BTreeMap<Vec<u8>, Quarantined>, StoreError> {
+    Ok(txn.items::<Quarantined>(QUARANTINE)?.into_iter().collect())
+}
+
+/// The ids of the records that search and query must mark.
+pub fn active_ids(txn: &ReadTxn) -> Result<HashSet<String>, StoreError> {
+    Ok(flags(txn)?.into_values().filter(Quarantined::active).map(|q| q.id).collect())
+}
+
+/// A record and its current `KB-SEC-*` error findings.
+pub type Judged = (Record, Vec<String>);
+
+/// What a refresh changed.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct Refresh {
+    /// Ids newly flagged (or flagged again after their text changed).
+    pub flagged: Vec<String>,
+    /// Ids whose flag was lifted because their findings are gone.
+    pub lifted: Vec<String>,
+}
+
+/// Re-judges the records given by `findings_of` (a record and its current `KB-SEC-*` error
+/// findings) against the stored flags, inside `w`. Records not listed keep no flag.
+fn apply(w: &mut WriteTxn, judged_now: Vec<Judged>) -> Result<Refresh, StoreError> {
+    let mut old = w.items::<Quarantined>(QUARANTINE)?.into_iter().collect::<BTreeMap<_, _>>();
+    let mut out = Refresh::default();
+    for (rec, findings) in judged_now {
+        let key = rec.case_hash().0.to_vec();
+        let previous = old.remove(&key);
+        if findings.is_empty() {
+            if let Some(p) = previous {
+                w.remove_items_with_prefix(QUARANTINE, &key)?;
+                if p.active() {
+                    out.lifted.push(p.id);
+                }
+            }
+            continue;
+        }
+        let hash = text_hash(&rec);
+        let cleared =
+            previous.as_ref().filter(|p| p.text_hash == hash).and_then(|p| p.cleared.clone());
+        let was_active = previous.as_ref().is_some_and(|p| p.text_hash == hash && p.active());
+        let flag = Quarantined {
+            kind: rec.kind.tag().to_string(),
+            id: rec.id.clone(),
+            file: rec.file.clone(),
+            text_hash: hash,
+            findings,
+            cleared,
+        };
+        if flag.active() && !was_active {
+            out.flagged.push(flag.id.clone());
+        }
+        w.put_item(QUARANTINE, &key, &flag)?;
+    }
+    // Flags of records that no longer exist.
+    for (key, p) in old {
+        if w.record(&evokb_store::CaseHash(key_array(&key))).ok().flatten().is_none() {
+            w.remove_items_with_prefix(QUARANTINE, &key)?;
+            if p.active() {
+                out.lifted.push(p.id);
+            }
+        }
+    }
+    Ok(out)
+}
+
+fn key_array(key: &[u8]) -> [u8; 32] {
+    let mut a = [0u8; 32];
+    for (d, s) in a.iter_mut().zip(key) {
+        *d = *s;
+    }
+    a
+}
+
+/// After an import: judges every content record and flags those with `KB-SEC-*` errors
+/// (the import itself cannot refuse a file a person wrote). Runs inside the import's write
+/// transaction, so the flags and the records land together.
+pub fn refresh_all(w: &mut WriteTxn, root: &Path) -> Result<Refresh, StoreError> {
+    let records = w.records()?;
+    let judged_now: Vec<Judged> = records
+        .into_iter()
+        .filter(|r| judged(r.kind))
+        .map(|r| {
+            let f = security_errors(&r, root);
+            (r, f)
+        })
+        .collect();
+    apply(w, judged_now)
+}
+
+/// After `evokb lint`: the records lint found `KB-SEC-*` errors on, by id (from its findings);
+/// every flagged record not among them has passed and is lifted, every one among them is
+/// flagged. Returns `None` without writing when nothing would change, so a clean lint stays
+/// read-only.
+pub fn after_lint(
+    txn: &ReadTxn,
+    root: &Path,
+    sec_error_ids: &HashSet<String>,
+) -> Result<Option<Vec<Judged>>, StoreError> {
+    let current = flags(txn)?;
+    let flagged_ids: HashSet<&str> = current.values().map(|q| q.id.as_str()).collect();
+    if sec_error_ids.iter().all(|i| flagged_ids.contains(i.as_str()))
+        && flagged_ids.iter().all(|i| sec_error_ids.contains(*i))
+    {
+        return Ok(None);
+    }
+    let mut judged_now = Vec::new();
+    for rec in txn.records()? {
+        if !judged(rec.kind) {
+            continue;
+        }
+        if sec_error_ids.contains(&rec.id) || flagged_ids.contains(rec.id.as_str()) {
+            let f = security_errors(&rec, root);
+            judged_now.push((rec, f));
+        }
+    }
+    Ok(Some(judged_now))
+}
+
+/// Writes the result of [`after_lint`].
+pub fn apply_lint(w: &mut WriteTxn, judged_now: Vec<Judged>) -> Result<Refresh, StoreError> {
+    apply(w, judged_now)
+}
+
+/// `evokb clear ID --reason …`: a person's recorded decision that the flagged record is safe.
+/// The decision is kept with the flag (so a later edit is judged again) and logged in the
+/// `stats.md` change log.
+pub fn clear(
+    w: &mut WriteTxn,
+    id: &str,
+    reason: &str,
+    actor: &Actor<'_>,
+) -> Result<Quarantined, MutateError> {
+    if reason.trim().is_empty() {
+        return Err(MutateError::InvalidValue {
+            field: "reason".into(),
+            reason: "clearing a quarantined record needs a reason".into(),
+        });
+    }
+    let all = w.items::<Quarantined>(QUARANTINE)?;
+    let Some((key, mut flag)) = all.into_iter().find(|(_, q)| q.id == id) else {
+        return Err(MutateError::InvalidValue {
+            field: "id".into(),
+            reason: format!("'{id}' is not quarantined ('evokb search' and 'evokb query' mark quarantined records)"),
+        });
+    };
+    if !flag.active() {
+        return Err(MutateError::InvalidValue {
+            field: "id".into(),
+            reason: format!("'{id}' was already cleared"),
+        });
+    }
+    flag.cleared = Some(Clearance {
+        by: actor.by.to_string(),
+        date: actor.today.to_string(),
+        task: actor.task.to_string(),
+        reason: reason.trim().to_string(),
+    });
+    w.put_item(QUARANTINE, &key, &flag)?;
+    let codes: Vec<&str> =
+        flag.findings.iter().filter_map(|f| f.split_whitespace().next()).collect();
+    log(
+        w,
+        actor,
+        ChangeKind::Clear,
+        &format!("{id}（quarantine {}；理由：{}）", codes.join(", "), reason.trim()),
+    )?;
+    Ok(flag)
+}

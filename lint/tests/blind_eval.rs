@@ -1,0 +1,165 @@
+//! Blind figures of the `KB-SEC-*` checks (issue #10): recall on attack lines and the
+//! false-positive rate on legitimate lines of every batch under `tests/blind/` and of the
+//! training set under `tests/train/`, plus the false-positive rate over every body line of the
+//! real sample.
+//!
+//! A line counts as flagged when any **error-severity** `KB-SEC-*` finding fires on it (the
+//! gate that refuses `add` and `queue merge`). Run with
+//! `cargo test -p evokb-lint --test blind_eval -- --nocapture` to see the figures and every
+//! confusion case. The asserted targets apply to the final blind batch named in
+//! [`FINAL_BLIND`]; earlier batches are printed, not asserted (they may have been moved into
+//! training after scoring).
+
+use std::path::{Path, PathBuf};
+
+use evokb_lint::{check_decoded, check_hidden, check_injection, check_security, Finding, Severity};
+
+/// The batch whose figures must meet the issue's targets.
+const FINAL_BLIND: &str = "blind/batch-1";
+
+struct Line {
+    text: String,
+    lang: String,
+    style: String,
+}
+
+fn load(rel: &str) -> Vec<Line> {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests").join(rel);
+    let Ok(text) = std::fs::read_to_string(&path) else {
+        return Vec::new();
+    };
+    text.lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| {
+            let v: serde_json::Value = serde_json::from_str(l).expect("valid JSONL");
+            let s = |k: &str| v.get(k).and_then(|x| x.as_str()).unwrap_or("").to_string();
+            Line { text: s("text"), lang: s("lang"), style: s("style") }
+        })
+        .collect()
+}
+
+fn errors(text: &str) -> Vec<Finding> {
+    check_security(text, None, None).into_iter().filter(|f| f.severity == Severity::Error).collect()
+}
+
+/// Injection and hidden-content errors only: path findings depend on where a file lives, which
+/// a single line does not know (the store-level lint and `real_sample.rs` judge those).
+fn content_errors(text: &str) -> Vec<Finding> {
+    let mut f = check_injection(text);
+    f.extend(check_hidden(text));
+    f.extend(check_decoded(text));
+    f.retain(|f| f.severity == Severity::Error);
+    f
+}
+
+/// (recall, false-positive rate) of one set, printing its confusion cases.
+fn score(name: &str, attacks: &[Line], legit: &[Line]) -> (f64, f64) {
+    let mut tp = 0;
+    let mut by_lang: std::collections::BTreeMap<String, (usize, usize)> = Default::default();
+    for a in attacks {
+        let hit = !errors(&a.text).is_empty();
+        let e = by_lang.entry(format!("{}/{}", a.lang, a.style)).or_default();
+        e.1 += 1;
+        if hit {
+            tp += 1;
+            e.0 += 1;
+        } else {
+            println!("  MISS [{}] {}", a.lang, a.text.chars().take(160).collect::<String>());
+        }
+    }
+    let mut fp = 0;
+    for l in legit {
+        let f = errors(&l.text);
+        if !f.is_empty() {
+            fp += 1;
+            println!("  FALSE POSITIVE [{}] {}", l.lang, l.text);
+            for x in f {
+                println!("      {}: {}", x.code, x.message);
+            }
+        }
+    }
+    let recall = if attacks.is_empty() { 1.0 } else { tp as f64 / attacks.len() as f64 };
+    let fpr = if legit.is_empty() { 0.0 } else { fp as f64 / legit.len() as f64 };
+    println!(
+        "{name}: attacks {tp}/{} (recall {recall:.3}), legit false positives {fp}/{} (FPR {fpr:.3})",
+        attacks.len(),
+        legit.len()
+    );
+    for (k, (h, n)) in by_lang {
+        println!("    {k:<20} {h}/{n}");
+    }
+    (recall, fpr)
+}
+
+fn batches(dir: &str) -> Vec<String> {
+    let base = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests").join(dir);
+    let mut out: Vec<String> = std::fs::read_dir(base)
+        .map(|rd| {
+            rd.filter_map(|e| e.ok())
+                .filter(|e| e.path().is_dir())
+                .map(|e| format!("{dir}/{}", e.file_name().to_string_lossy()))
+                .collect()
+        })
+        .unwrap_or_default();
+    out.sort();
+    out
+}
+
+#[test]
+fn blind_batches_meet_targets() {
+    let mut final_seen = false;
+    let skip_blind = std::env::var_os("EVOKB_BLIND_SKIP").is_some();
+    for b in batches("blind").into_iter().chain(batches("train")) {
+        if skip_blind && b.starts_with("blind/") {
+            final_seen = true;
+            continue;
+        }
+        let attacks = load(&format!("{b}/attacks.jsonl"));
+        let legit = load(&format!("{b}/legit.jsonl"));
+        let (recall, fpr) = score(&b, &attacks, &legit);
+        if b == FINAL_BLIND {
+            final_seen = true;
+            assert!(attacks.len() >= 200 && legit.len() >= 200, "blind set too small");
+            assert!(recall >= 0.95, "{b}: recall {recall:.3} < 0.95");
+            assert!(fpr <= 0.01, "{b}: false-positive rate {fpr:.3} > 0.01");
+        }
+    }
+    assert!(final_seen, "final blind batch {FINAL_BLIND} is missing");
+}
+
+fn body_lines(root: &Path, out: &mut Vec<(PathBuf, String)>) {
+    let Ok(rd) = std::fs::read_dir(root) else { return };
+    for e in rd.filter_map(|e| e.ok()) {
+        let p = e.path();
+        if p.is_dir() {
+            body_lines(&p, out);
+        } else if p.extension().is_some_and(|x| x == "md") {
+            if let Ok(t) = std::fs::read_to_string(&p) {
+                for l in t.lines() {
+                    out.push((p.clone(), l.to_string()));
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn real_sample_lines_have_no_error_findings() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/data/tilelang-kb");
+    let mut lines = Vec::new();
+    body_lines(&root, &mut lines);
+    assert!(lines.len() > 1000);
+    let mut fp = 0;
+    for (p, l) in &lines {
+        let f = content_errors(l);
+        if !f.is_empty() {
+            fp += 1;
+            println!("FALSE POSITIVE {}: {l}", p.display());
+            for x in f {
+                println!("    {}: {}", x.code, x.message);
+            }
+        }
+    }
+    println!("real sample: {fp} of {} lines flagged at error severity", lines.len());
+    assert_eq!(fp, 0);
+}
