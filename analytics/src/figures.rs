@@ -47,6 +47,8 @@ use crate::util::{parse_utc_seconds, rate4, round_sort_key};
 pub enum FigureError {
     #[error("unknown round '{0}'")]
     UnknownRound(String),
+    #[error("round '{0}' is the first round, so it has no previous round to compare with")]
+    NoPreviousRound(String),
     #[error("round '{from}' comes after round '{to}'")]
     ReversedRange { from: String, to: String },
     #[error("entry '{0}' has no injection point")]
@@ -124,9 +126,9 @@ impl Hasher for Fnv {
 type FastMap<K, V> = HashMap<K, V, BuildHasherDefault<Fnv>>;
 type FastSet<K> = HashSet<K, BuildHasherDefault<Fnv>>;
 
-const NOT_EVALUATED: u8 = 0;
-const PASS: u8 = 1;
-const FAIL: u8 = 2;
+pub(crate) const NOT_EVALUATED: u8 = 0;
+pub(crate) const PASS: u8 = 1;
+pub(crate) const FAIL: u8 = 2;
 
 /// The round order used by every figure (see the module docs).
 pub fn round_order(cases: &[ErrorCase], rounds: &[Round]) -> Vec<String> {
@@ -154,15 +156,15 @@ pub fn round_order(cases: &[ErrorCase], rounds: &[Round]) -> Vec<String> {
 }
 
 /// Each case's status per round, row-major, so every figure is one linear pass.
-struct Grid {
-    order: Vec<String>,
+pub(crate) struct Grid {
+    pub(crate) order: Vec<String>,
     index: FastMap<String, usize>,
-    width: usize,
+    pub(crate) width: usize,
     status: Vec<u8>,
 }
 
 impl Grid {
-    fn new(cases: &[ErrorCase], rounds: &[Round]) -> Grid {
+    pub(crate) fn new(cases: &[ErrorCase], rounds: &[Round]) -> Grid {
         // Usually the log names every round, so try its order first and only
         // pay for a full round_order pass when a case mentions another round.
         let mut log_order: Vec<String> = Vec::with_capacity(rounds.len());
@@ -201,17 +203,36 @@ impl Grid {
         Some(Grid { order, index, width, status })
     }
 
-    fn row(&self, case: usize) -> &[u8] {
+    pub(crate) fn row(&self, case: usize) -> &[u8] {
         &self.status[case * self.width..(case + 1) * self.width]
     }
 
-    fn rows(&self) -> impl Iterator<Item = &[u8]> {
+    pub(crate) fn rows(&self) -> impl Iterator<Item = &[u8]> {
         // chunks_exact(0) would panic; with no rounds there is nothing to yield.
         self.status.chunks_exact(self.width.max(1))
     }
 
-    fn position(&self, name: &str) -> Result<usize, FigureError> {
+    pub(crate) fn position(&self, name: &str) -> Result<usize, FigureError> {
         self.index.get(name).copied().ok_or_else(|| FigureError::UnknownRound(name.to_owned()))
+    }
+
+    /// The first round index and the number of consecutive pairs in the range `from..=to`.
+    pub(crate) fn pair_range(
+        &self,
+        from: Option<&str>,
+        to: Option<&str>,
+    ) -> Result<(usize, usize), FigureError> {
+        let lo = from.map(|r| self.position(r)).transpose()?.unwrap_or(0);
+        let hi = match to {
+            Some(r) => self.position(r)?,
+            None => self.width.saturating_sub(1),
+        };
+        if let (Some(f), Some(t)) = (from, to) {
+            if lo > hi {
+                return Err(FigureError::ReversedRange { from: f.to_owned(), to: t.to_owned() });
+            }
+        }
+        Ok((lo, hi.saturating_sub(lo)))
     }
 }
 
@@ -224,17 +245,7 @@ pub fn transitions(
     to: Option<&str>,
 ) -> Result<Vec<Transition>, FigureError> {
     let grid = Grid::new(cases, rounds);
-    let lo = from.map(|r| grid.position(r)).transpose()?.unwrap_or(0);
-    let hi = match to {
-        Some(r) => grid.position(r)?,
-        None => grid.width.saturating_sub(1),
-    };
-    if let (Some(f), Some(t)) = (from, to) {
-        if lo > hi {
-            return Err(FigureError::ReversedRange { from: f.to_owned(), to: t.to_owned() });
-        }
-    }
-    let pairs = hi.saturating_sub(lo);
+    let (lo, pairs) = grid.pair_range(from, to)?;
     // counts[p] = [persistent, new_fail, new_fix] for the pair (lo+p, lo+p+1).
     let mut counts = vec![[0u64; 3]; pairs];
     for row in grid.rows() {
@@ -379,7 +390,7 @@ pub fn injection_points(rounds: &[Round]) -> BTreeMap<String, String> {
 }
 
 /// `(cases, recurred)` over `members` from round index `k` on.
-fn count_from_round(grid: &Grid, members: &[usize], k: usize) -> (u64, u64) {
+pub(crate) fn count_from_round(grid: &Grid, members: &[usize], k: usize) -> (u64, u64) {
     let (mut exposed, mut recurred) = (0u64, 0u64);
     for &c in members {
         let tail = &grid.row(c)[k..];
@@ -393,7 +404,7 @@ fn count_from_round(grid: &Grid, members: &[usize], k: usize) -> (u64, u64) {
     (exposed, recurred)
 }
 
-fn cases_by_pattern(cases: &[ErrorCase]) -> BTreeMap<&str, Vec<usize>> {
+pub(crate) fn cases_by_pattern(cases: &[ErrorCase]) -> BTreeMap<&str, Vec<usize>> {
     let mut by: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
     for (i, case) in cases.iter().enumerate() {
         if let Some(p) = &case.pattern {

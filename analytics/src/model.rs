@@ -104,3 +104,14 @@ impl TimelineEvent {
         self.action.as_deref() == Some(action)
     }
 }
+
+/// A task's `.task_timeline.jsonl` as imported: its text, so `timeline summary --task` gives
+/// statectl's summary even for lines the typed parser skips and for empty files.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TimelineFile {
+    pub task_id: String,
+    /// statectl's `timeline_path`: the file relative to the repository root, `/`-separated.
+    pub timeline_path: String,
+    /// The file's text.
+    pub text: String,
+}

@@ -1,4 +1,4 @@
-//! Where the analytics data lives in an evokb store: three collections (typed tables that are
+//! Where the analytics data lives in an evokb store: four collections (typed tables that are
 //! never rendered to markdown) and the loader that gives the figures their input.
 //!
 //! The binary writes these collections when it imports a registry, an iteration log or task
@@ -8,7 +8,8 @@ use std::collections::BTreeMap;
 
 use evokb_store::{Collection, ReadTxn, StoreError};
 
-use crate::model::{ErrorCase, Round, TimelineEvent};
+use crate::export::EntryFacets;
+use crate::model::{ErrorCase, Round, TimelineEvent, TimelineFile};
 
 /// Error cases by case key.
 pub const ERROR_CASES: Collection = Collection::new("coll.error_cases");
@@ -16,6 +17,9 @@ pub const ERROR_CASES: Collection = Collection::new("coll.error_cases");
 pub const ROUNDS: Collection = Collection::new("coll.rounds");
 /// Timeline events by task id, a NUL, and the big-endian line number.
 pub const TIMELINE_EVENTS: Collection = Collection::new("coll.timeline_events");
+
+/// Each task's timeline file text by task id (see [`TimelineFile`]).
+pub const TIMELINE_FILES: Collection = Collection::new("coll.timeline_files");
 
 /// The key of a timeline event: its task id, a NUL, and its line number (big-endian), so a
 /// task's events are adjacent and in file order.
@@ -51,4 +55,35 @@ pub fn load(txn: &ReadTxn) -> Result<StoredData, StoreError> {
         rounds: rounds.into_iter().map(|(_, r)| r).collect(),
         tasks: tasks.into_iter().collect(),
     })
+}
+
+/// The imported timeline file of `task`, if there is one.
+pub fn timeline_file(txn: &ReadTxn, task: &str) -> Result<Option<TimelineFile>, StoreError> {
+    Ok(txn
+        .items::<TimelineFile>(TIMELINE_FILES)?
+        .into_iter()
+        .map(|(_, f)| f)
+        .find(|f| f.task_id == task))
+}
+
+/// Every entry of the facet index with its facet values (`family`, `apis`, `dtype`,
+/// `device`), sorted by file, line and id.
+pub fn load_entries(txn: &ReadTxn) -> Result<Vec<EntryFacets>, StoreError> {
+    Ok(txn
+        .query(&evokb_store::Filter::default())?
+        .into_iter()
+        .map(|r| EntryFacets {
+            facets: vec![
+                ("family".to_owned(), r.family),
+                ("apis".to_owned(), r.apis),
+                ("dtype".to_owned(), r.dtype),
+                ("device".to_owned(), r.device),
+            ],
+            id: r.id,
+            kind: r.kind,
+            status: r.status,
+            file: r.file,
+            line: r.line,
+        })
+        .collect())
 }
