@@ -17,10 +17,11 @@ use std::collections::BTreeMap;
 use serde::Serialize;
 
 use crate::figures::{
-    injection_points, AfterFix, AfterInjection, FigureError, Grid, Recurrence, Transition, FAIL,
+    injection_points, AfterFix, AfterInjection, FigureError, Recurrence, Transition, FAIL,
     NOT_EVALUATED, PASS,
 };
 use crate::model::{ErrorCase, Round};
+use crate::table::CaseTable;
 use crate::util::rate4;
 
 /// What a breakdown groups cases by.
@@ -41,11 +42,11 @@ impl GroupBy {
         }
     }
 
-    /// The case's value of the field.
-    pub fn of(self, case: &ErrorCase) -> Option<&str> {
+    /// Case `c`'s value of the field.
+    pub fn of(self, t: &CaseTable, c: usize) -> Option<&str> {
         match self {
-            GroupBy::Subset => case.subset.as_deref(),
-            GroupBy::Pattern => case.pattern.as_deref(),
+            GroupBy::Subset => t.subset(c),
+            GroupBy::Pattern => t.pattern(c),
         }
     }
 }
@@ -101,16 +102,22 @@ pub struct TransitionCase {
 }
 
 impl TransitionCase {
-    fn new(from: &str, to: &str, class: TransitionClass, case: &ErrorCase) -> TransitionCase {
+    fn new(
+        from: &str,
+        to: &str,
+        class: TransitionClass,
+        t: &CaseTable,
+        c: usize,
+    ) -> TransitionCase {
         TransitionCase {
             from: from.to_owned(),
             to: to.to_owned(),
             class,
-            case_hash: case.case_hash.clone(),
-            query: case.query.clone(),
-            gold: case.gold.clone(),
-            subset: case.subset.clone(),
-            pattern: case.pattern.clone(),
+            case_hash: t.case_hash(c).to_owned(),
+            query: t.query(c).map(String::from),
+            gold: t.gold(c).map(String::from),
+            subset: t.subset(c).map(String::from),
+            pattern: t.pattern(c).map(String::from),
         }
     }
 }
@@ -124,7 +131,17 @@ pub fn transition_cases(
     to: Option<&str>,
     only: Option<TransitionClass>,
 ) -> Result<Vec<TransitionCase>, FigureError> {
-    let grid = Grid::new(cases, rounds);
+    transition_cases_in(&CaseTable::new(cases, rounds), from, to, only)
+}
+
+/// [`transition_cases`] over a [`CaseTable`].
+pub fn transition_cases_in(
+    t: &CaseTable,
+    from: Option<&str>,
+    to: Option<&str>,
+    only: Option<TransitionClass>,
+) -> Result<Vec<TransitionCase>, FigureError> {
+    let grid = &t.grid;
     let (lo, pairs) = grid.pair_range(from, to)?;
     // (pair, class, case index), sorted afterwards.
     let mut hits: Vec<(usize, TransitionClass, usize)> = Vec::new();
@@ -138,21 +155,25 @@ pub fn transition_cases(
         }
     }
     hits.sort_by(|a, b| {
-        (a.0, a.1).cmp(&(b.0, b.1)).then(cases[a.2].case_hash.cmp(&cases[b.2].case_hash))
+        (a.0, a.1).cmp(&(b.0, b.1)).then_with(|| t.case_hash(a.2).cmp(t.case_hash(b.2)))
     });
     Ok(hits
         .into_iter()
         .map(|(p, class, c)| {
-            TransitionCase::new(&grid.order[lo + p], &grid.order[lo + p + 1], class, &cases[c])
+            TransitionCase::new(&grid.order[lo + p], &grid.order[lo + p + 1], class, t, c)
         })
         .collect())
 }
 
-/// The groups of `cases`: sorted group names (`None` last) and each case's group index.
-fn groups(cases: &[ErrorCase], by: GroupBy) -> (Vec<Option<String>>, Vec<usize>) {
+/// The groups of the cases: sorted group names (`None` last) and each case's group index.
+/// Cases never evaluated are in no figure; they make no group of their own.
+fn groups(t: &CaseTable, by: GroupBy) -> (Vec<Option<String>>, Vec<usize>) {
     let mut names: BTreeMap<(bool, &str), usize> = BTreeMap::new();
-    for case in cases {
-        let g = by.of(case);
+    for c in 0..t.len() {
+        if t.row(c).iter().all(|&s| s == NOT_EVALUATED) {
+            continue;
+        }
+        let g = by.of(t, c);
         names.entry((g.is_none(), g.unwrap_or(""))).or_insert(0);
     }
     let mut list = Vec::with_capacity(names.len());
@@ -160,9 +181,11 @@ fn groups(cases: &[ErrorCase], by: GroupBy) -> (Vec<Option<String>>, Vec<usize>)
         *slot = i;
         list.push((!*none).then(|| (*name).to_owned()));
     }
-    let index = cases
-        .iter()
-        .map(|c| names.get(&(by.of(c).is_none(), by.of(c).unwrap_or(""))).copied().unwrap_or(0))
+    let index = (0..t.len())
+        .map(|c| {
+            let g = by.of(t, c);
+            names.get(&(g.is_none(), g.unwrap_or(""))).copied().unwrap_or(usize::MAX)
+        })
         .collect();
     (list, index)
 }
@@ -185,11 +208,24 @@ pub fn transitions_by(
     to: Option<&str>,
     by: GroupBy,
 ) -> Result<Vec<Grouped<Transition>>, FigureError> {
-    let grid = Grid::new(cases, rounds);
+    transitions_by_in(&CaseTable::new(cases, rounds), from, to, by)
+}
+
+/// [`transitions_by`] over a [`CaseTable`].
+pub fn transitions_by_in(
+    t: &CaseTable,
+    from: Option<&str>,
+    to: Option<&str>,
+    by: GroupBy,
+) -> Result<Vec<Grouped<Transition>>, FigureError> {
+    let grid = &t.grid;
     let (lo, pairs) = grid.pair_range(from, to)?;
-    let (names, index) = groups(cases, by);
+    let (names, index) = groups(t, by);
     let mut counts = vec![[0u64; 3]; names.len() * pairs];
     for (c, row) in grid.rows().enumerate() {
+        if index[c] == usize::MAX {
+            continue;
+        }
         let base = index[c] * pairs;
         for p in 0..pairs {
             if let Some(class) = TransitionClass::of(row[lo + p], row[lo + p + 1]) {
@@ -218,15 +254,18 @@ pub fn transitions_by(
 
 /// [`crate::figures::recurrence`] per group.
 pub fn recurrence_by(cases: &[ErrorCase], by: GroupBy) -> Vec<Grouped<Recurrence>> {
-    let (names, index) = groups(cases, by);
+    recurrence_by_in(&CaseTable::new(cases, &[]), by)
+}
+
+/// [`recurrence_by`] over a [`CaseTable`].
+pub fn recurrence_by_in(t: &CaseTable, by: GroupBy) -> Vec<Grouped<Recurrence>> {
+    let (names, index) = groups(t, by);
     let mut counts = vec![(0u64, 0u64); names.len()];
-    for (c, case) in cases.iter().enumerate() {
-        let mut distinct: Vec<&str> = case.failed_rounds.iter().map(String::as_str).collect();
-        distinct.sort_unstable();
-        distinct.dedup();
-        let slot = &mut counts[index[c]];
-        slot.0 += u64::from(!distinct.is_empty());
-        slot.1 += u64::from(distinct.len() >= 2);
+    for (c, row) in t.grid.rows().enumerate() {
+        let Some(slot) = counts.get_mut(index[c]) else { continue };
+        let fails = row.iter().filter(|&&s| s == FAIL).count();
+        slot.0 += u64::from(fails >= 1);
+        slot.1 += u64::from(fails >= 2);
     }
     names
         .into_iter()
@@ -244,15 +283,20 @@ pub fn recurrence_by(cases: &[ErrorCase], by: GroupBy) -> Vec<Grouped<Recurrence
 
 /// [`crate::figures::recurrence_after_fix`] per group.
 pub fn after_fix_by(cases: &[ErrorCase], rounds: &[Round], by: GroupBy) -> Vec<Grouped<AfterFix>> {
-    let grid = Grid::new(cases, rounds);
-    let (names, index) = groups(cases, by);
+    after_fix_by_in(&CaseTable::new(cases, rounds), by)
+}
+
+/// [`after_fix_by`] over a [`CaseTable`].
+pub fn after_fix_by_in(t: &CaseTable, by: GroupBy) -> Vec<Grouped<AfterFix>> {
+    let grid = &t.grid;
+    let (names, index) = groups(t, by);
     // (fixed, recurred, unexercised)
     let mut counts = vec![(0u64, 0u64, 0u64); names.len()];
     for (c, row) in grid.rows().enumerate() {
         let Some(k) = (1..row.len()).find(|&k| row[k - 1] == FAIL && row[k] == PASS) else {
             continue;
         };
-        let slot = &mut counts[index[c]];
+        let Some(slot) = counts.get_mut(index[c]) else { continue };
         let after = &row[k + 1..];
         if after.iter().all(|&s| s == NOT_EVALUATED) {
             slot.2 += 1;
@@ -279,20 +323,28 @@ pub fn after_injection_by(
     rounds: &[Round],
     by: GroupBy,
 ) -> Vec<Grouped<AfterInjection>> {
-    let grid = Grid::new(cases, rounds);
-    let (names, index) = groups(cases, by);
+    after_injection_by_in(&CaseTable::new(cases, rounds), by)
+}
+
+/// [`after_injection_by`] over a [`CaseTable`].
+pub fn after_injection_by_in(t: &CaseTable, by: GroupBy) -> Vec<Grouped<AfterInjection>> {
+    let grid = &t.grid;
+    let (names, index) = groups(t, by);
     let mut members: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
-    for (i, case) in cases.iter().enumerate() {
-        if let Some(p) = &case.pattern {
-            members.entry(p.as_str()).or_default().push(i);
+    for c in 0..t.len() {
+        if let Some(p) = t.pattern(c) {
+            members.entry(p).or_default().push(c);
         }
     }
     let mut out = Vec::new();
-    for (pattern, round) in injection_points(rounds) {
+    for (pattern, round) in injection_points(&t.rounds) {
         let k = grid.position(&round).unwrap_or(grid.width);
         // group index → (cases, recurred); only groups that hold some of the pattern's cases.
         let mut per: BTreeMap<usize, (u64, u64)> = BTreeMap::new();
         for &c in members.get(pattern.as_str()).map_or(&[][..], Vec::as_slice) {
+            if index[c] == usize::MAX {
+                continue;
+            }
             let slot = per.entry(index[c]).or_insert((0, 0));
             let tail = grid.row(c).get(k..).unwrap_or(&[]);
             if tail.iter().any(|&s| s != NOT_EVALUATED) {

@@ -33,8 +33,9 @@ use parquet::file::writer::SerializedFileWriter;
 use parquet::schema::types::Type as SchemaType;
 use thiserror::Error;
 
-use crate::figures::{Grid, FAIL, NOT_EVALUATED};
-use crate::model::{ErrorCase, Round, TimelineEvent};
+use crate::figures::{FAIL, NOT_EVALUATED};
+use crate::model::TimelineEvent;
+use crate::table::CaseTable;
 use crate::util::{format_date_days, parse_utc_seconds};
 
 /// The most rows in one Parquet row group (and one in-memory batch).
@@ -561,8 +562,8 @@ pub struct EntryFacets {
 
 /// Everything an export writes.
 pub struct ExportInput<'a> {
-    pub cases: &'a [ErrorCase],
-    pub rounds: &'a [Round],
+    /// The registry and the iteration log.
+    pub table: &'a CaseTable,
     pub tasks: &'a [(String, Vec<TimelineEvent>)],
     pub searches: &'a [SearchHits],
     pub entries: &'a [EntryFacets],
@@ -584,16 +585,16 @@ pub fn export(
     };
 
     // cases: one row per case × evaluated round.
-    let grid = Grid::new(input.cases, input.rounds);
-    let round_names: Vec<ByteArray> = grid.order.iter().map(|r| bytes(r)).collect();
+    let t = input.table;
+    let round_names: Vec<ByteArray> = t.order().iter().map(|r| bytes(r)).collect();
     let (mut w, path) = TableWriter::create(dir, "cases", format, &CASES_COLUMNS)?;
-    for (c, case) in input.cases.iter().enumerate() {
-        let hash = bytes(&case.case_hash);
-        let pattern = opt_bytes(case.pattern.as_deref());
-        let subset = opt_bytes(case.subset.as_deref());
-        let gold = opt_bytes(case.gold.as_deref());
-        let query = opt_bytes(case.query.as_deref());
-        for (r, &status) in grid.row(c).iter().enumerate() {
+    for c in 0..t.len() {
+        let hash = bytes(t.case_hash(c));
+        let pattern = opt_bytes(t.pattern(c));
+        let subset = opt_bytes(t.subset(c));
+        let gold = opt_bytes(t.gold(c));
+        let query = opt_bytes(t.query(c));
+        for (r, &status) in t.row(c).iter().enumerate() {
             if status == NOT_EVALUATED {
                 continue;
             }
@@ -613,8 +614,8 @@ pub fn export(
 
     // rounds: every round of the round order, with the log's fields when it has the round.
     let (mut w, path) = TableWriter::create(dir, "rounds", format, &ROUNDS_COLUMNS)?;
-    for (seq, name) in grid.order.iter().enumerate() {
-        let log = input.rounds.iter().find(|r| &r.round == name);
+    for (seq, name) in t.order().iter().enumerate() {
+        let log = t.rounds.iter().find(|r| &r.round == name);
         let iv = log.and_then(|r| r.intervention.as_ref());
         let cols = w.cols();
         cols[0].s(Some(bytes(name)));

@@ -10,6 +10,7 @@
 //! - [`statectl`]: statectl's `timeline-summary` JSON, byte for byte.
 //! - [`timeline`]: `timeline-summary` and the stats metrics over timelines.
 //! - [`chart`]: SVG charts.
+//! - [`table`]: the registry in columns, as every figure reads it.
 //! - [`stored`]: the store collections that hold the data, and their loader.
 //! - [`util`]: rounding, timestamps, round-name order.
 
@@ -22,5 +23,6 @@ pub mod parse;
 pub mod report;
 pub mod statectl;
 pub mod stored;
+pub mod table;
 pub mod timeline;
 pub mod util;

@@ -20,9 +20,12 @@ use std::fmt::Write as _;
 
 use serde::Serialize;
 
-use crate::breakdown::{after_fix_by, recurrence_by, transition_cases, GroupBy, TransitionClass};
-use crate::figures::{recurrence_after_injection, round_order, FigureError};
+use crate::breakdown::{
+    after_fix_by_in, recurrence_by_in, transition_cases_in, GroupBy, TransitionClass,
+};
+use crate::figures::{recurrence_after_injection_in, FigureError};
 use crate::model::{ErrorCase, Round};
+use crate::table::CaseTable;
 use crate::util::rate4;
 
 /// The report of one round.
@@ -117,48 +120,31 @@ pub fn subset_rank(subset: Option<&str>) -> (u8, &str) {
     }
 }
 
-/// The cases and log rounds restricted to the rounds `allowed` (the first rounds up to R).
-fn as_of(
-    cases: &[ErrorCase],
-    rounds: &[Round],
-    allowed: &[String],
-) -> (Vec<ErrorCase>, Vec<Round>) {
-    let keep = |name: &String| allowed.contains(name);
-    let cases = cases
-        .iter()
-        .filter_map(|c| {
-            let evaluated: Vec<String> = c.evaluated.iter().filter(|r| keep(r)).cloned().collect();
-            let failed_rounds: Vec<String> =
-                c.failed_rounds.iter().filter(|r| keep(r)).cloned().collect();
-            if evaluated.is_empty() && failed_rounds.is_empty() {
-                return None;
-            }
-            Some(ErrorCase { evaluated, failed_rounds, raw: String::new(), ..c.clone() })
-        })
-        .collect();
-    let rounds = rounds.iter().filter(|r| keep(&r.round)).cloned().collect();
-    (cases, rounds)
-}
-
 /// Builds the report of `round`.
 pub fn round_report(
     cases: &[ErrorCase],
     rounds: &[Round],
     round: &str,
 ) -> Result<RoundReport, FigureError> {
-    let order = round_order(cases, rounds);
-    let idx = order
+    round_report_in(&CaseTable::new(cases, rounds), round)
+}
+
+/// [`round_report`] over a [`CaseTable`].
+pub fn round_report_in(table: &CaseTable, round: &str) -> Result<RoundReport, FigureError> {
+    let idx = table
+        .order()
         .iter()
         .position(|r| r == round)
         .ok_or_else(|| FigureError::UnknownRound(round.to_owned()))?;
     if idx == 0 {
         return Err(FigureError::NoPreviousRound(round.to_owned()));
     }
-    let previous = order[idx - 1].clone();
-    let covered: Vec<String> = order[..=idx].to_vec();
-    let (cases, rounds) = as_of(cases, rounds, &covered);
+    let previous = table.order()[idx - 1].clone();
+    let covered: Vec<String> = table.order()[..=idx].to_vec();
+    let t = table.truncated(idx + 1);
+    let rounds = &t.rounds;
 
-    let listed = transition_cases(&cases, &rounds, Some(&previous), Some(round), None)?;
+    let listed = transition_cases_in(&t, Some(&previous), Some(round), None)?;
     let mut delta: BTreeMap<(u8, String, Option<String>), Counts> = BTreeMap::new();
     let mut total = Counts::default();
     let mut by_class: BTreeMap<TransitionClass, BTreeMap<Option<String>, Vec<ReportCase>>> =
@@ -204,11 +190,9 @@ pub fn round_report(
     let new_fail = grouped(TransitionClass::NewFail);
     let new_fix = grouped(TransitionClass::NewFix);
 
-    let recurrence = recurrence_by(&cases, GroupBy::Pattern);
-    let fixes: BTreeMap<Option<String>, _> = after_fix_by(&cases, &rounds, GroupBy::Pattern)
-        .into_iter()
-        .map(|g| (g.group, g.figure))
-        .collect();
+    let recurrence = recurrence_by_in(&t, GroupBy::Pattern);
+    let fixes: BTreeMap<Option<String>, _> =
+        after_fix_by_in(&t, GroupBy::Pattern).into_iter().map(|g| (g.group, g.figure)).collect();
     let by_pattern = recurrence
         .into_iter()
         .map(|g| {
@@ -229,7 +213,7 @@ pub fn round_report(
     let this = rounds.iter().find(|r| r.round == round);
     let iv = this.and_then(|r| r.intervention.as_ref());
     let targeted: Vec<String> = iv.map(|iv| iv.patterns.clone()).unwrap_or_default();
-    let injections = recurrence_after_injection(&cases, &rounds);
+    let injections = recurrence_after_injection_in(&t);
     let mut after_injection: Vec<TargetedFigure> = targeted
         .iter()
         .map(|p| {

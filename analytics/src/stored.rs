@@ -10,6 +10,7 @@ use evokb_store::{Collection, ReadTxn, StoreError};
 
 use crate::export::EntryFacets;
 use crate::model::{ErrorCase, Round, TimelineEvent, TimelineFile};
+use crate::table::{CaseTable, CaseTableBuilder};
 
 /// Error cases by case key.
 pub const ERROR_CASES: Collection = Collection::new("coll.error_cases");
@@ -33,28 +34,34 @@ pub fn event_key(task: &str, line: u32) -> Vec<u8> {
 /// Everything the figures read from the store.
 #[derive(Debug, Clone, Default)]
 pub struct StoredData {
-    /// The error registry's cases.
-    pub cases: Vec<ErrorCase>,
-    /// The rounds in iteration-log order.
-    pub rounds: Vec<Round>,
+    /// The error registry's cases with the iteration log (`table.rounds`, in log order).
+    pub table: CaseTable,
     /// Each task's timeline events, by task id.
     pub tasks: Vec<(String, Vec<TimelineEvent>)>,
 }
 
-/// Reads the analytics collections of the store.
+/// Reads the analytics collections of the store. The cases are decoded one at a time into
+/// the [`CaseTable`], never all at once.
 pub fn load(txn: &ReadTxn) -> Result<StoredData, StoreError> {
-    let cases = txn.items::<ErrorCase>(ERROR_CASES)?.into_iter().map(|(_, c)| c).collect();
+    Ok(StoredData { table: load_table(txn)?, tasks: load_tasks(txn)? })
+}
+
+/// The registry and the log only.
+pub fn load_table(txn: &ReadTxn) -> Result<CaseTable, StoreError> {
     let mut rounds: Vec<(u32, Round)> = txn.items(ROUNDS)?.into_iter().map(|(_, r)| r).collect();
     rounds.sort_by_key(|(seq, _)| *seq);
+    let mut builder = CaseTableBuilder::default();
+    txn.for_each_item::<ErrorCase>(ERROR_CASES, |_, case| builder.push(case))?;
+    Ok(builder.finish(rounds.into_iter().map(|(_, r)| r).collect()))
+}
+
+/// The timelines only.
+pub fn load_tasks(txn: &ReadTxn) -> Result<Vec<(String, Vec<TimelineEvent>)>, StoreError> {
     let mut tasks: BTreeMap<String, Vec<TimelineEvent>> = BTreeMap::new();
     for (_, e) in txn.items::<TimelineEvent>(TIMELINE_EVENTS)? {
         tasks.entry(e.task_id.clone()).or_default().push(e);
     }
-    Ok(StoredData {
-        cases,
-        rounds: rounds.into_iter().map(|(_, r)| r).collect(),
-        tasks: tasks.into_iter().collect(),
-    })
+    Ok(tasks.into_iter().collect())
 }
 
 /// The imported timeline file of `task`, if there is one.

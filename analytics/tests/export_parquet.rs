@@ -9,6 +9,7 @@ use std::fs::File;
 
 use evokb_analytics::export::{export, EntryFacets, ExportFormat, ExportInput, SearchHits};
 use evokb_analytics::figures::recurrence;
+use evokb_analytics::table::CaseTable;
 use parquet::basic::{LogicalType, Type as Physical};
 use parquet::file::reader::{FileReader, SerializedFileReader};
 use parquet::record::{Field, Row};
@@ -50,9 +51,9 @@ fn parquet_reads_back_with_real_types_and_the_same_figures() {
     let tasks = common::timelines();
     let (searches, entries) = input_parts();
     let dir = tempfile::tempdir().expect("tempdir");
+    let table = CaseTable::new(&cases, &rounds);
     let input = ExportInput {
-        cases: &cases,
-        rounds: &rounds,
+        table: &table,
         tasks: &tasks,
         searches: &searches,
         entries: &entries,
@@ -132,9 +133,9 @@ fn csv_has_the_same_rows() {
     let tasks = common::timelines();
     let (searches, entries) = input_parts();
     let dir = tempfile::tempdir().expect("tempdir");
+    let table = CaseTable::new(&cases, &rounds);
     let input = ExportInput {
-        cases: &cases,
-        rounds: &rounds,
+        table: &table,
         tasks: &tasks,
         searches: &searches,
         entries: &entries,

@@ -45,21 +45,28 @@ fn report(kind: &str, added: usize, unchanged: usize, diags: &[parse::Diagnostic
 
 pub fn import_errors(root: Option<&Path>, files: &[PathBuf]) -> CmdResult {
     let store = open(root)?;
-    let mut parsed = Vec::new();
     let mut diags = Vec::new();
-    for f in files {
-        let (cases, d) = parse::parse_error_registry(&read_text(f)?, &f.display().to_string());
-        parsed.extend(cases);
-        diags.extend(d);
-    }
     let mut w = store.write()?;
     let (mut added, mut unchanged) = (0, 0);
-    for case in &parsed {
-        if w.put_item(ERROR_CASES, case.case_hash.as_bytes(), case)? {
-            added += 1;
-        } else {
-            unchanged += 1;
+    for f in files {
+        let text = read_text(f)?;
+        // Each case goes into the store as it is parsed; the first store error stops the
+        // writes and drops the whole transaction.
+        let mut failed: Option<evokb_store::StoreError> = None;
+        let d = parse::parse_error_registry_each(&text, &f.display().to_string(), |case| {
+            if failed.is_some() {
+                return;
+            }
+            match w.put_item(ERROR_CASES, case.case_hash.as_bytes(), &case) {
+                Ok(true) => added += 1,
+                Ok(false) => unchanged += 1,
+                Err(e) => failed = Some(e),
+            }
+        });
+        if let Some(e) = failed {
+            return Err(e.into());
         }
+        diags.extend(d);
     }
     w.commit()?;
     report("error cases", added, unchanged, &diags)
@@ -142,8 +149,11 @@ pub fn import_timelines(root: Option<&Path>, dirs: &[PathBuf]) -> CmdResult {
             let file_changed = w.put_item(TIMELINE_FILES, task.as_bytes(), &record)?;
             let mut prefix = task.as_bytes().to_vec();
             prefix.push(0);
-            let before: Vec<TimelineEvent> =
-                task_events(&w.items::<TimelineEvent>(TIMELINE_EVENTS)?, &task);
+            let before: Vec<TimelineEvent> = w
+                .items_with_prefix::<TimelineEvent>(TIMELINE_EVENTS, &prefix)?
+                .into_iter()
+                .map(|(_, e)| e)
+                .collect();
             if before == events {
                 if file_changed {
                     added += 1;
@@ -172,10 +182,6 @@ fn statectl_timeline_path(file: &Path) -> CmdResult<String> {
     Ok(statectl::rel_posix(&path, &statectl::repo_root(dir, &cwd)))
 }
 
-fn task_events(items: &[(Vec<u8>, TimelineEvent)], task: &str) -> Vec<TimelineEvent> {
-    items.iter().filter(|(_, e)| e.task_id == task).map(|(_, e)| e.clone()).collect()
-}
-
 fn open(root: Option<&Path>) -> CmdResult<Store> {
     let root = root::find(root)?;
     root::open(&root)
@@ -193,7 +199,7 @@ fn load(txn: &ReadTxn) -> CmdResult<Data> {
 }
 
 fn require_registry(d: &Data) -> CmdResult<()> {
-    if d.cases.is_empty() {
+    if d.table.is_empty() {
         return Err(CommandError::new(ErrorKind::Usage, "the store holds no error cases")
             .hint("run 'evokb errors import results/error_registry.jsonl' (and 'evokb rounds import results/iteration_log.jsonl')"));
     }
@@ -318,8 +324,7 @@ pub fn transitions(
             ClassArg::NewFail => TransitionClass::NewFail,
             ClassArg::NewFix => TransitionClass::NewFix,
         });
-        let rows =
-            breakdown::transition_cases(&d.cases, &d.rounds, from, to, only).map_err(usage)?;
+        let rows = breakdown::transition_cases_in(&d.table, from, to, only).map_err(usage)?;
         let cell = |v: &Option<String>| group_cell(format, v.as_deref());
         let table_rows: Vec<Vec<String>> = rows
             .iter()
@@ -344,7 +349,7 @@ pub fn transitions(
         );
     }
     if let Some(by) = by.map(group_by) {
-        let rows = breakdown::transitions_by(&d.cases, &d.rounds, from, to, by).map_err(usage)?;
+        let rows = breakdown::transitions_by_in(&d.table, from, to, by).map_err(usage)?;
         let table_rows: Vec<Vec<String>> = rows
             .iter()
             .map(|g| {
@@ -366,7 +371,7 @@ pub fn transitions(
             &table_rows,
         );
     }
-    let rows = figures::transitions(&d.cases, &d.rounds, from, to).map_err(usage)?;
+    let rows = figures::transitions_in(&d.table, from, to).map_err(usage)?;
     let table_rows: Vec<Vec<String>> = rows
         .iter()
         .map(|t| {
@@ -396,7 +401,7 @@ pub fn recurrence(
     match (after, map, by) {
         (None, _, Some(by)) => {
             require_registry(&d)?;
-            let rows = breakdown::recurrence_by(&d.cases, by);
+            let rows = breakdown::recurrence_by_in(&d.table, by);
             let table: Vec<Vec<String>> = rows
                 .iter()
                 .map(|g| {
@@ -418,7 +423,7 @@ pub fn recurrence(
         }
         (Some(AfterArg::Fix), _, Some(by)) => {
             require_registry(&d)?;
-            let rows = breakdown::after_fix_by(&d.cases, &d.rounds, by);
+            let rows = breakdown::after_fix_by_in(&d.table, by);
             let table: Vec<Vec<String>> = rows
                 .iter()
                 .map(|g| {
@@ -441,7 +446,7 @@ pub fn recurrence(
         }
         (Some(AfterArg::Injection), None, Some(by)) => {
             require_registry(&d)?;
-            let rows = breakdown::after_injection_by(&d.cases, &d.rounds, by);
+            let rows = breakdown::after_injection_by_in(&d.table, by);
             let by_pattern = by == GroupBy::Pattern;
             let table: Vec<Vec<String>> = rows
                 .iter()
@@ -471,7 +476,7 @@ pub fn recurrence(
         }
         (None, _, None) => {
             require_registry(&d)?;
-            let r = figures::recurrence(&d.cases);
+            let r = figures::recurrence_in(&d.table);
             let rows = vec![vec![
                 r.failing_cases.to_string(),
                 r.recurring_cases.to_string(),
@@ -481,7 +486,7 @@ pub fn recurrence(
         }
         (Some(AfterArg::Fix), _, None) => {
             require_registry(&d)?;
-            let r = figures::recurrence_after_fix(&d.cases, &d.rounds);
+            let r = figures::recurrence_after_fix_in(&d.table);
             let rows = vec![vec![
                 r.fixed.to_string(),
                 r.recurred.to_string(),
@@ -492,7 +497,7 @@ pub fn recurrence(
         }
         (Some(AfterArg::Injection), None, None) => {
             require_registry(&d)?;
-            let r = figures::recurrence_after_injection(&d.cases, &d.rounds);
+            let r = figures::recurrence_after_injection_in(&d.table);
             let rows: Vec<Vec<String>> = r
                 .iter()
                 .map(|a| {
@@ -514,9 +519,8 @@ pub fn recurrence(
         }
         (Some(AfterArg::Injection), Some(map), None) => {
             let (links, points) = read_mapping(map, &txn)?;
-            let r =
-                figures::recurrence_after_entries(&links, &points, &d.cases, &d.rounds, &d.tasks)
-                    .map_err(usage)?;
+            let r = figures::recurrence_after_entries_in(&links, &points, &d.table, &d.tasks)
+                .map_err(usage)?;
             let rows: Vec<Vec<String>> = r
                 .iter()
                 .map(|a| {
@@ -544,7 +548,7 @@ pub fn round_report(root: Option<&Path>, round: &str, json_out: bool) -> CmdResu
     let store = open_ro(root)?;
     let d = load(&store.read()?)?;
     require_registry(&d)?;
-    let r = report::round_report(&d.cases, &d.rounds, round).map_err(usage)?;
+    let r = report::round_report_in(&d.table, round).map_err(usage)?;
     if json_out {
         print_json(&to_json(&r))?;
     } else {
@@ -575,13 +579,8 @@ pub fn export(
         ExportFormatArg::Parquet => ExportFormat::Parquet,
         ExportFormatArg::Csv => ExportFormat::Csv,
     };
-    let input = ExportInput {
-        cases: &d.cases,
-        rounds: &d.rounds,
-        tasks: &d.tasks,
-        searches: &searches,
-        entries: &entries,
-    };
+    let input =
+        ExportInput { table: &d.table, tasks: &d.tasks, searches: &searches, entries: &entries };
     let written = evokb_analytics::export::export(dir, format, &input)
         .map_err(|e| CommandError::new(ErrorKind::Store, e.to_string()))?;
     if json_out {
@@ -680,7 +679,7 @@ pub fn metrics(root: Option<&Path>, format: Format) -> CmdResult {
             .hint("run 'evokb timeline import DIR' first"));
     }
     let m = timeline::metrics(&d.tasks);
-    let registry = (!d.cases.is_empty()).then(|| figures::recurrence(&d.cases));
+    let registry = (!d.table.is_empty()).then(|| figures::recurrence_in(&d.table));
     let mut value = to_json(&m);
     if let (Some(obj), Some(r)) = (value.as_object_mut(), &registry) {
         obj.insert("registry_recurrence".into(), to_json(r));
@@ -868,7 +867,7 @@ pub fn chart_recurrence(root: Option<&Path>, svg: &Path) -> CmdResult {
     let store = open_ro(root)?;
     let d = load(&store.read()?)?;
     require_registry(&d)?;
-    let text = chart::recurrence_svg(&d.cases, &d.rounds)
+    let text = chart::recurrence_svg_in(&d.table)
         .map_err(|e| CommandError::new(ErrorKind::Store, e.to_string()))?;
     write_svg(svg, &text)
 }
