@@ -115,3 +115,18 @@ pub struct TimelineFile {
     /// The file's text.
     pub text: String,
 }
+
+/// The compact form of an [`ErrorCase`] that the figures load: its rounds as numbers into the
+/// store's round-name list (`coll.round_names`), and no original line. Written next to every
+/// case by `errors import`, so a figure over a million cases reads ~150 bytes per case instead
+/// of decoding the full record.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CaseRow {
+    pub case_hash: String,
+    pub query: Option<String>,
+    pub gold: Option<String>,
+    pub subset: Option<String>,
+    pub pattern: Option<String>,
+    pub evaluated: Vec<u32>,
+    pub failed_rounds: Vec<u32>,
+}

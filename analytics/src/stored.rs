@@ -1,4 +1,4 @@
-//! Where the analytics data lives in an evokb store: four collections (typed tables that are
+//! Where the analytics data lives in an evokb store: collections (typed tables that are
 //! never rendered to markdown) and the loader that gives the figures their input.
 //!
 //! The binary writes these collections when it imports a registry, an iteration log or task
@@ -6,14 +6,84 @@
 
 use std::collections::BTreeMap;
 
-use evokb_store::{Collection, ReadTxn, StoreError};
+use evokb_store::{Collection, ReadTxn, StoreError, WriteTxn};
 
 use crate::export::EntryFacets;
-use crate::model::{ErrorCase, Round, TimelineEvent, TimelineFile};
+use crate::model::{CaseRow, ErrorCase, Round, TimelineEvent, TimelineFile};
 use crate::table::{CaseTable, CaseTableBuilder};
 
 /// Error cases by case key.
 pub const ERROR_CASES: Collection = Collection::new("coll.error_cases");
+/// The compact [`CaseRow`] of every error case, by case key (derived; written with the case).
+pub const CASE_ROWS: Collection = Collection::new("coll.case_rows");
+/// The round names that case rows number, in numbering order: one item, key `names`.
+pub const ROUND_NAMES: Collection = Collection::new("coll.round_names");
+const ROUND_NAMES_KEY: &[u8] = b"names";
+
+/// Numbers round names for [`CaseRow`]s: the store's list, extended as new names appear.
+#[derive(Debug, Clone, Default)]
+pub struct RoundNames {
+    pub names: Vec<String>,
+    index: BTreeMap<String, u32>,
+    /// Whether names were added since loading.
+    pub changed: bool,
+}
+
+impl RoundNames {
+    fn from_names(names: Vec<String>) -> RoundNames {
+        let index = names
+            .iter()
+            .enumerate()
+            .map(|(i, n)| (n.clone(), u32::try_from(i).unwrap_or(u32::MAX)))
+            .collect();
+        RoundNames { names, index, changed: false }
+    }
+
+    fn id(&mut self, name: &str) -> u32 {
+        if let Some(&i) = self.index.get(name) {
+            return i;
+        }
+        let i = u32::try_from(self.names.len()).unwrap_or(u32::MAX);
+        self.index.insert(name.to_owned(), i);
+        self.names.push(name.to_owned());
+        self.changed = true;
+        i
+    }
+
+    /// The compact row of `case`, numbering new round names.
+    pub fn row(&mut self, case: &ErrorCase) -> CaseRow {
+        CaseRow {
+            case_hash: case.case_hash.clone(),
+            query: case.query.clone(),
+            gold: case.gold.clone(),
+            subset: case.subset.clone(),
+            pattern: case.pattern.clone(),
+            evaluated: case.evaluated.iter().map(|r| self.id(r)).collect(),
+            failed_rounds: case.failed_rounds.iter().map(|r| self.id(r)).collect(),
+        }
+    }
+}
+
+/// The store's round-name list (empty in a store without case rows).
+pub fn round_names(txn: &ReadTxn) -> Result<RoundNames, StoreError> {
+    Ok(round_names_from(txn.items(ROUND_NAMES)?))
+}
+
+/// The round-name list from the items of [`ROUND_NAMES`] (as a write transaction reads them).
+pub fn round_names_from(items: Vec<(Vec<u8>, Vec<String>)>) -> RoundNames {
+    let names =
+        items.into_iter().find(|(k, _)| k == ROUND_NAMES_KEY).map(|(_, v)| v).unwrap_or_default();
+    RoundNames::from_names(names)
+}
+
+/// Writes the round-name list back if it grew.
+pub fn save_round_names(w: &mut WriteTxn, names: &RoundNames) -> Result<(), StoreError> {
+    if names.changed {
+        w.put_item(ROUND_NAMES, ROUND_NAMES_KEY, &names.names)?;
+    }
+    Ok(())
+}
+
 /// Rounds by name, with their position in the iteration log.
 pub const ROUNDS: Collection = Collection::new("coll.rounds");
 /// Timeline events by task id, a NUL, and the big-endian line number.
@@ -51,7 +121,13 @@ pub fn load_table(txn: &ReadTxn) -> Result<CaseTable, StoreError> {
     let mut rounds: Vec<(u32, Round)> = txn.items(ROUNDS)?.into_iter().map(|(_, r)| r).collect();
     rounds.sort_by_key(|(seq, _)| *seq);
     let mut builder = CaseTableBuilder::default();
-    txn.for_each_item::<ErrorCase>(ERROR_CASES, |_, case| builder.push(case))?;
+    // The compact rows when every case has one (stores written before them have none).
+    if txn.item_count(CASE_ROWS)? == txn.item_count(ERROR_CASES)? {
+        let names = round_names(txn)?;
+        txn.for_each_item::<CaseRow>(CASE_ROWS, |_, row| builder.push_row(row, &names.names))?;
+    } else {
+        txn.for_each_item::<ErrorCase>(ERROR_CASES, |_, case| builder.push(case))?;
+    }
     Ok(builder.finish(rounds.into_iter().map(|(_, r)| r).collect()))
 }
 

@@ -11,7 +11,7 @@
 use std::collections::BTreeSet;
 
 use crate::figures::{merge_round_order, FastMap, Grid, FAIL, NOT_EVALUATED, PASS};
-use crate::model::{ErrorCase, Round};
+use crate::model::{CaseRow, ErrorCase, Round};
 
 /// The error registry and the iteration log, ready for the figures.
 #[derive(Debug, Clone, Default)]
@@ -166,12 +166,37 @@ impl CaseTableBuilder {
             let i = self.name(r);
             self.marks.push(i << 1 | 1);
         }
+        self.push_fields(case.case_hash, case.query, case.gold, case.subset, case.pattern);
+    }
+
+    /// Adds one case in its stored compact form; `names` is the store's round-name list that
+    /// its numbers point into (numbers past its end are ignored).
+    pub fn push_row(&mut self, row: CaseRow, names: &[String]) {
+        for (ids, failed) in [(&row.evaluated, 0), (&row.failed_rounds, 1)] {
+            for &id in ids {
+                if let Some(name) = names.get(id as usize) {
+                    let i = self.name(name);
+                    self.marks.push(i << 1 | failed);
+                }
+            }
+        }
+        self.push_fields(row.case_hash, row.query, row.gold, row.subset, row.pattern);
+    }
+
+    fn push_fields(
+        &mut self,
+        hash: String,
+        query: Option<String>,
+        gold: Option<String>,
+        subset: Option<String>,
+        pattern: Option<String>,
+    ) {
         self.ends.push(self.marks.len());
-        self.hash.push(case.case_hash);
-        self.query.push(case.query);
-        let gold = self.word(case.gold);
-        let subset = self.word(case.subset);
-        let pattern = self.word(case.pattern);
+        self.hash.push(hash);
+        self.query.push(query);
+        let gold = self.word(gold);
+        let subset = self.word(subset);
+        let pattern = self.word(pattern);
         self.gold.push(gold);
         self.subset.push(subset);
         self.pattern.push(pattern);

@@ -52,12 +52,8 @@ fn parquet_reads_back_with_real_types_and_the_same_figures() {
     let (searches, entries) = input_parts();
     let dir = tempfile::tempdir().expect("tempdir");
     let table = CaseTable::new(&cases, &rounds);
-    let input = ExportInput {
-        table: &table,
-        tasks: &tasks,
-        searches: &searches,
-        entries: &entries,
-    };
+    let input =
+        ExportInput { table: &table, tasks: &tasks, searches: &searches, entries: &entries };
     let written = export(dir.path(), ExportFormat::Parquet, &input).expect("export");
     let names: Vec<&str> = written.iter().map(|t| t.table.as_str()).collect();
     assert_eq!(names, ["cases", "rounds", "timeline_events", "search_events", "entries"]);
@@ -134,12 +130,8 @@ fn csv_has_the_same_rows() {
     let (searches, entries) = input_parts();
     let dir = tempfile::tempdir().expect("tempdir");
     let table = CaseTable::new(&cases, &rounds);
-    let input = ExportInput {
-        table: &table,
-        tasks: &tasks,
-        searches: &searches,
-        entries: &entries,
-    };
+    let input =
+        ExportInput { table: &table, tasks: &tasks, searches: &searches, entries: &entries };
     let written = export(dir.path(), ExportFormat::Csv, &input).expect("export");
     for t in &written {
         let text = std::fs::read_to_string(&t.path).expect("read");

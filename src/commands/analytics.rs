@@ -10,7 +10,8 @@ use evokb_analytics::export::{ExportFormat, ExportInput, SearchHits};
 use evokb_analytics::figures::{self, EntryLink, ErrorClass, InjectionPoint};
 use evokb_analytics::model::{Round, TimelineEvent, TimelineFile};
 use evokb_analytics::stored::{
-    self, event_key, StoredData, ERROR_CASES, ROUNDS, TIMELINE_EVENTS, TIMELINE_FILES,
+    self, event_key, StoredData, CASE_ROWS, ERROR_CASES, ROUNDS, ROUND_NAMES, TIMELINE_EVENTS,
+    TIMELINE_FILES,
 };
 use evokb_analytics::{chart, parse, report, statectl, timeline};
 use evokb_evolve::hits::search_events;
@@ -47,6 +48,7 @@ pub fn import_errors(root: Option<&Path>, files: &[PathBuf]) -> CmdResult {
     let store = open(root)?;
     let mut diags = Vec::new();
     let mut w = store.write()?;
+    let mut names = stored::round_names_from(w.items(ROUND_NAMES)?);
     let (mut added, mut unchanged) = (0, 0);
     for f in files {
         let text = read_text(f)?;
@@ -57,7 +59,12 @@ pub fn import_errors(root: Option<&Path>, files: &[PathBuf]) -> CmdResult {
             if failed.is_some() {
                 return;
             }
-            match w.put_item(ERROR_CASES, case.case_hash.as_bytes(), &case) {
+            let key = case.case_hash.as_bytes();
+            let row = names.row(&case);
+            match w.put_item(ERROR_CASES, key, &case).and_then(|changed| {
+                w.put_item(CASE_ROWS, key, &row)?;
+                Ok(changed)
+            }) {
                 Ok(true) => added += 1,
                 Ok(false) => unchanged += 1,
                 Err(e) => failed = Some(e),
@@ -68,6 +75,7 @@ pub fn import_errors(root: Option<&Path>, files: &[PathBuf]) -> CmdResult {
         }
         diags.extend(d);
     }
+    stored::save_round_names(&mut w, &names)?;
     w.commit()?;
     report("error cases", added, unchanged, &diags)
 }
