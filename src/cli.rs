@@ -147,11 +147,26 @@ pub enum Command {
     /// The review queue
     #[command(subcommand)]
     Queue(QueueCmd),
-    /// Print the Evolution Result block for one task's mutations
+    /// Print the Evolution Result block for one task's mutations (`--task T`), or a round report
+    #[command(args_conflicts_with_subcommands = true, subcommand_negates_reqs = true)]
     Report {
         /// The task
+        #[arg(long, required = true)]
+        task: Option<String>,
+        #[command(subcommand)]
+        cmd: Option<ReportCmd>,
+    },
+    /// Write every analytics collection and the entries as tables for other engines
+    Export {
+        /// The file format
+        #[arg(long, value_enum)]
+        format: ExportFormatArg,
+        /// The folder to write `cases`, `rounds`, `timeline_events`, `search_events` and
+        /// `entries` into (created if missing)
+        dir: PathBuf,
+        /// Print {"tables": [{table, path, rows}]}
         #[arg(long)]
-        task: String,
+        json: bool,
     },
     /// Commit exactly the managed files evokb changed, as one evolution snapshot (never pushes)
     Snapshot {
@@ -305,10 +320,13 @@ pub enum TimelineCmd {
     },
     /// Print the timeline-summary figures of one task (statectl's timeline-summary)
     Summary {
-        /// The task id (the timeline's folder name)
-        #[arg(long)]
-        task: String,
-        /// Print as JSON
+        /// The task id (the timeline's folder name), from the store
+        #[arg(long, required_unless_present = "dir", conflicts_with = "dir")]
+        task: Option<String>,
+        /// A task folder: read its `.task_timeline.jsonl` directly, as `statectl --dir` does
+        #[arg(long, value_name = "DIR")]
+        dir: Option<PathBuf>,
+        /// Print statectl's JSON, byte for byte
         #[arg(long)]
         json: bool,
     },
@@ -360,6 +378,15 @@ pub enum StatsCmd {
         /// The last round of the range
         #[arg(long)]
         to: Option<String>,
+        /// List the cases of each transition instead of counting them
+        #[arg(long, conflicts_with = "by")]
+        cases: bool,
+        /// With --cases: only this class
+        #[arg(long, value_enum, requires = "cases")]
+        class: Option<ClassArg>,
+        /// The figures per subset or per root-cause pattern
+        #[arg(long, value_enum)]
+        by: Option<ByField>,
         #[command(flatten)]
         out: FormatArgs,
     },
@@ -371,6 +398,9 @@ pub enum StatsCmd {
         /// With --after injection: a JSON mapping of entries to error patterns or verdicts
         #[arg(long, value_name = "FILE", requires = "after")]
         map: Option<PathBuf>,
+        /// The figure per subset or per root-cause pattern (not with --map)
+        #[arg(long, value_enum, conflicts_with = "map")]
+        by: Option<ByField>,
         #[command(flatten)]
         out: FormatArgs,
     },
@@ -388,6 +418,53 @@ pub enum StatsCmd {
         #[command(flatten)]
         out: FormatArgs,
     },
+}
+
+/// `evokb report …`
+#[derive(Debug, Subcommand)]
+pub enum ReportCmd {
+    /// One round of the model-iteration loop against the round before it
+    Round {
+        /// The round, e.g. R2
+        round: String,
+        /// Print markdown (the default)
+        #[arg(long, conflicts_with = "json")]
+        md: bool,
+        /// Print JSON
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+/// A transition class.
+#[derive(Debug, Clone, Copy, ValueEnum)]
+pub enum ClassArg {
+    /// fail → fail
+    Persistent,
+    /// pass → fail
+    #[value(name = "new_fail")]
+    NewFail,
+    /// fail → pass
+    #[value(name = "new_fix")]
+    NewFix,
+}
+
+/// What a breakdown groups by.
+#[derive(Debug, Clone, Copy, ValueEnum)]
+pub enum ByField {
+    /// The case's `subset`
+    Subset,
+    /// The case's root-cause `pattern`
+    Pattern,
+}
+
+/// The export file format.
+#[derive(Debug, Clone, Copy, ValueEnum)]
+pub enum ExportFormatArg {
+    /// Apache Parquet (snappy)
+    Parquet,
+    /// CSV with a header row
+    Csv,
 }
 
 /// What a recurrence is counted after.

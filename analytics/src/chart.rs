@@ -14,8 +14,9 @@ use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 use thiserror::Error;
 
-use crate::figures::{round_breakdown, RoundBreakdown};
+use crate::figures::{round_breakdown_in, RoundBreakdown};
 use crate::model::{ErrorCase, Round};
+use crate::table::CaseTable;
 use crate::util::{format_date_days, parse_date_days, parse_utc_seconds};
 
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
@@ -98,7 +99,12 @@ fn draw_legend<DB: DrawingBackend>(
 /// Stacked bars of fails per round (persistent / new_fail / first seen), a
 /// bar of fixes beside each, the injection rounds shaded, and a legend.
 pub fn recurrence_svg(cases: &[ErrorCase], rounds: &[Round]) -> Result<String, ChartError> {
-    let rows = round_breakdown(cases, rounds);
+    recurrence_svg_in(&CaseTable::new(cases, rounds))
+}
+
+/// [`recurrence_svg`] over a [`CaseTable`].
+pub fn recurrence_svg_in(t: &CaseTable) -> Result<String, ChartError> {
+    let rows = round_breakdown_in(t);
     let mut svg = String::new();
     {
         let root = SVGBackend::with_string(&mut svg, (WIDTH, HEIGHT)).into_drawing_area();
@@ -115,7 +121,7 @@ pub fn recurrence_svg(cases: &[ErrorCase], rounds: &[Round]) -> Result<String, C
             34 + 20 * (notes_shown as u32 + u32::from(injected.len() > notes_shown))
         };
         let (plot, notes) = main.split_vertically(HEIGHT - notes_h);
-        draw_recurrence_plot(&plot, &rows, cases.len())?;
+        draw_recurrence_plot(&plot, &rows, t.len())?;
         if !injected.is_empty() {
             let style = TextStyle::from((FONT, 14).into_font()).color(&INK);
             notes

@@ -40,6 +40,7 @@ use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
 use crate::model::{ErrorCase, Round, TimelineEvent};
+use crate::table::CaseTable;
 use crate::util::{parse_utc_seconds, rate4, round_sort_key};
 
 /// Errors from figure arguments (never from the data itself).
@@ -47,6 +48,8 @@ use crate::util::{parse_utc_seconds, rate4, round_sort_key};
 pub enum FigureError {
     #[error("unknown round '{0}'")]
     UnknownRound(String),
+    #[error("round '{0}' is the first round, so it has no previous round to compare with")]
+    NoPreviousRound(String),
     #[error("round '{from}' comes after round '{to}'")]
     ReversedRange { from: String, to: String },
     #[error("entry '{0}' has no injection point")]
@@ -104,8 +107,8 @@ pub struct AfterInjection {
 /// FNV-1a: round names are a handful of short strings looked up millions of
 /// times, where std's DoS-resistant SipHash is the bottleneck. Lookup order
 /// never reaches the output, so determinism is unaffected.
-#[derive(Default)]
-struct Fnv(u64);
+#[derive(Debug, Default, Clone, Copy)]
+pub(crate) struct Fnv(u64);
 
 impl Hasher for Fnv {
     fn finish(&self) -> u64 {
@@ -121,15 +124,26 @@ impl Hasher for Fnv {
     }
 }
 
-type FastMap<K, V> = HashMap<K, V, BuildHasherDefault<Fnv>>;
+pub(crate) type FastMap<K, V> = HashMap<K, V, BuildHasherDefault<Fnv>>;
 type FastSet<K> = HashSet<K, BuildHasherDefault<Fnv>>;
 
-const NOT_EVALUATED: u8 = 0;
-const PASS: u8 = 1;
-const FAIL: u8 = 2;
+pub(crate) const NOT_EVALUATED: u8 = 0;
+pub(crate) const PASS: u8 = 1;
+pub(crate) const FAIL: u8 = 2;
 
 /// The round order used by every figure (see the module docs).
 pub fn round_order(cases: &[ErrorCase], rounds: &[Round]) -> Vec<String> {
+    merge_round_order(
+        rounds,
+        cases.iter().flat_map(|c| c.evaluated.iter().chain(&c.failed_rounds)).map(String::as_str),
+    )
+}
+
+/// The log's rounds in log order, with the other `names` merged in by `R<n>` number.
+pub(crate) fn merge_round_order<'a>(
+    rounds: &[Round],
+    names: impl Iterator<Item = &'a str>,
+) -> Vec<String> {
     let mut order: Vec<String> = Vec::with_capacity(rounds.len());
     let mut seen: FastSet<&str> = FastSet::default();
     for r in rounds {
@@ -138,11 +152,9 @@ pub fn round_order(cases: &[ErrorCase], rounds: &[Round]) -> Vec<String> {
         }
     }
     let mut extra: FastSet<&str> = FastSet::default();
-    for case in cases {
-        for name in case.evaluated.iter().chain(&case.failed_rounds) {
-            if !seen.contains(name.as_str()) {
-                extra.insert(name.as_str());
-            }
+    for name in names {
+        if !seen.contains(name) {
+            extra.insert(name);
         }
     }
     let extra: BTreeSet<(u8, u64, &str)> = extra.into_iter().map(round_sort_key).collect();
@@ -154,64 +166,51 @@ pub fn round_order(cases: &[ErrorCase], rounds: &[Round]) -> Vec<String> {
 }
 
 /// Each case's status per round, row-major, so every figure is one linear pass.
-struct Grid {
-    order: Vec<String>,
-    index: FastMap<String, usize>,
-    width: usize,
-    status: Vec<u8>,
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Grid {
+    pub(crate) order: Vec<String>,
+    pub(crate) index: FastMap<String, usize>,
+    pub(crate) width: usize,
+    pub(crate) status: Vec<u8>,
 }
 
 impl Grid {
-    fn new(cases: &[ErrorCase], rounds: &[Round]) -> Grid {
-        // Usually the log names every round, so try its order first and only
-        // pay for a full round_order pass when a case mentions another round.
-        let mut log_order: Vec<String> = Vec::with_capacity(rounds.len());
-        for r in rounds {
-            if !log_order.contains(&r.round) {
-                log_order.push(r.round.clone());
-            }
-        }
-        Grid::fill(cases, log_order).unwrap_or_else(|| {
-            Grid::fill(cases, round_order(cases, rounds)).unwrap_or_else(Grid::empty)
-        })
+    /// An empty grid over `order` (rows are appended to `status`).
+    pub(crate) fn from_order(order: Vec<String>) -> Grid {
+        let index = order.iter().enumerate().map(|(i, r)| (r.clone(), i)).collect();
+        Grid { width: order.len(), order, index, status: Vec::new() }
     }
 
-    fn empty() -> Grid {
-        Grid { order: Vec::new(), index: FastMap::default(), width: 0, status: Vec::new() }
-    }
-
-    /// `None` if a case names a round missing from `order`.
-    fn fill(cases: &[ErrorCase], order: Vec<String>) -> Option<Grid> {
-        let index: FastMap<String, usize> =
-            order.iter().enumerate().map(|(i, r)| (r.clone(), i)).collect();
-        let width = order.len();
-        let mut status = vec![NOT_EVALUATED; cases.len() * width];
-        for (c, case) in cases.iter().enumerate() {
-            let row = &mut status[c * width..(c + 1) * width];
-            for name in &case.evaluated {
-                let i = *index.get(name)?;
-                if row[i] == NOT_EVALUATED {
-                    row[i] = PASS;
-                }
-            }
-            for name in &case.failed_rounds {
-                row[*index.get(name)?] = FAIL;
-            }
-        }
-        Some(Grid { order, index, width, status })
-    }
-
-    fn row(&self, case: usize) -> &[u8] {
+    pub(crate) fn row(&self, case: usize) -> &[u8] {
         &self.status[case * self.width..(case + 1) * self.width]
     }
 
-    fn rows(&self) -> impl Iterator<Item = &[u8]> {
+    pub(crate) fn rows(&self) -> impl Iterator<Item = &[u8]> {
         // chunks_exact(0) would panic; with no rounds there is nothing to yield.
         self.status.chunks_exact(self.width.max(1))
     }
 
-    fn position(&self, name: &str) -> Result<usize, FigureError> {
+    pub(crate) fn position(&self, name: &str) -> Result<usize, FigureError> {
         self.index.get(name).copied().ok_or_else(|| FigureError::UnknownRound(name.to_owned()))
+    }
+
+    /// The first round index and the number of consecutive pairs in the range `from..=to`.
+    pub(crate) fn pair_range(
+        &self,
+        from: Option<&str>,
+        to: Option<&str>,
+    ) -> Result<(usize, usize), FigureError> {
+        let lo = from.map(|r| self.position(r)).transpose()?.unwrap_or(0);
+        let hi = match to {
+            Some(r) => self.position(r)?,
+            None => self.width.saturating_sub(1),
+        };
+        if let (Some(f), Some(t)) = (from, to) {
+            if lo > hi {
+                return Err(FigureError::ReversedRange { from: f.to_owned(), to: t.to_owned() });
+            }
+        }
+        Ok((lo, hi.saturating_sub(lo)))
     }
 }
 
@@ -223,18 +222,17 @@ pub fn transitions(
     from: Option<&str>,
     to: Option<&str>,
 ) -> Result<Vec<Transition>, FigureError> {
-    let grid = Grid::new(cases, rounds);
-    let lo = from.map(|r| grid.position(r)).transpose()?.unwrap_or(0);
-    let hi = match to {
-        Some(r) => grid.position(r)?,
-        None => grid.width.saturating_sub(1),
-    };
-    if let (Some(f), Some(t)) = (from, to) {
-        if lo > hi {
-            return Err(FigureError::ReversedRange { from: f.to_owned(), to: t.to_owned() });
-        }
-    }
-    let pairs = hi.saturating_sub(lo);
+    transitions_in(&CaseTable::new(cases, rounds), from, to)
+}
+
+/// [`transitions`] over a [`CaseTable`].
+pub fn transitions_in(
+    t: &CaseTable,
+    from: Option<&str>,
+    to: Option<&str>,
+) -> Result<Vec<Transition>, FigureError> {
+    let grid = &t.grid;
+    let (lo, pairs) = grid.pair_range(from, to)?;
     // counts[p] = [persistent, new_fail, new_fix] for the pair (lo+p, lo+p+1).
     let mut counts = vec![[0u64; 3]; pairs];
     for row in grid.rows() {
@@ -262,18 +260,17 @@ pub fn transitions(
 
 /// Cases that failed in two or more distinct rounds, among failing cases.
 pub fn recurrence(cases: &[ErrorCase]) -> Recurrence {
+    recurrence_in(&CaseTable::new(cases, &[]))
+}
+
+/// [`recurrence`] over a [`CaseTable`]: a case's failed rounds are the fail cells of its row.
+pub fn recurrence_in(t: &CaseTable) -> Recurrence {
     let mut failing = 0u64;
     let mut recurring = 0u64;
-    for case in cases {
-        let mut distinct: Vec<&str> = case.failed_rounds.iter().map(String::as_str).collect();
-        distinct.sort_unstable();
-        distinct.dedup();
-        if !distinct.is_empty() {
-            failing += 1;
-        }
-        if distinct.len() >= 2 {
-            recurring += 1;
-        }
+    for row in t.grid.rows() {
+        let fails = row.iter().filter(|&&s| s == FAIL).count();
+        failing += u64::from(fails >= 1);
+        recurring += u64::from(fails >= 2);
     }
     Recurrence {
         failing_cases: failing,
@@ -284,7 +281,12 @@ pub fn recurrence(cases: &[ErrorCase]) -> Recurrence {
 
 /// Recurrence after the first fix of each case (see the module docs).
 pub fn recurrence_after_fix(cases: &[ErrorCase], rounds: &[Round]) -> AfterFix {
-    let grid = Grid::new(cases, rounds);
+    recurrence_after_fix_in(&CaseTable::new(cases, rounds))
+}
+
+/// [`recurrence_after_fix`] over a [`CaseTable`].
+pub fn recurrence_after_fix_in(t: &CaseTable) -> AfterFix {
+    let grid = &t.grid;
     let (mut fixed, mut recurred, mut unexercised) = (0u64, 0u64, 0u64);
     for row in grid.rows() {
         let Some(k) = (1..row.len()).find(|&k| row[k - 1] == FAIL && row[k] == PASS) else {
@@ -327,7 +329,13 @@ pub struct RoundBreakdown {
 /// Per round, in round order: the fails split by what the case did at the
 /// round before, and the fixes. Sums match [`transitions`] pair by pair.
 pub fn round_breakdown(cases: &[ErrorCase], rounds: &[Round]) -> Vec<RoundBreakdown> {
-    let grid = Grid::new(cases, rounds);
+    round_breakdown_in(&CaseTable::new(cases, rounds))
+}
+
+/// [`round_breakdown`] over a [`CaseTable`].
+pub fn round_breakdown_in(t: &CaseTable) -> Vec<RoundBreakdown> {
+    let grid = &t.grid;
+    let rounds = &t.rounds;
     let mut counts = vec![[0u64; 4]; grid.width];
     for row in grid.rows() {
         for (i, slot) in counts.iter_mut().enumerate() {
@@ -379,7 +387,7 @@ pub fn injection_points(rounds: &[Round]) -> BTreeMap<String, String> {
 }
 
 /// `(cases, recurred)` over `members` from round index `k` on.
-fn count_from_round(grid: &Grid, members: &[usize], k: usize) -> (u64, u64) {
+pub(crate) fn count_from_round(grid: &Grid, members: &[usize], k: usize) -> (u64, u64) {
     let (mut exposed, mut recurred) = (0u64, 0u64);
     for &c in members {
         let tail = &grid.row(c)[k..];
@@ -393,11 +401,12 @@ fn count_from_round(grid: &Grid, members: &[usize], k: usize) -> (u64, u64) {
     (exposed, recurred)
 }
 
-fn cases_by_pattern(cases: &[ErrorCase]) -> BTreeMap<&str, Vec<usize>> {
+/// The case indices of each pattern.
+pub(crate) fn cases_by_pattern(t: &CaseTable) -> BTreeMap<&str, Vec<usize>> {
     let mut by: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
-    for (i, case) in cases.iter().enumerate() {
-        if let Some(p) = &case.pattern {
-            by.entry(p.as_str()).or_default().push(i);
+    for c in 0..t.len() {
+        if let Some(p) = t.pattern(c) {
+            by.entry(p).or_default().push(c);
         }
     }
     by
@@ -405,16 +414,21 @@ fn cases_by_pattern(cases: &[ErrorCase]) -> BTreeMap<&str, Vec<usize>> {
 
 /// Recurrence after each pattern's first injection, sorted by pattern.
 pub fn recurrence_after_injection(cases: &[ErrorCase], rounds: &[Round]) -> Vec<AfterInjection> {
-    let grid = Grid::new(cases, rounds);
-    let by_pattern = cases_by_pattern(cases);
-    injection_points(rounds)
+    recurrence_after_injection_in(&CaseTable::new(cases, rounds))
+}
+
+/// [`recurrence_after_injection`] over a [`CaseTable`].
+pub fn recurrence_after_injection_in(t: &CaseTable) -> Vec<AfterInjection> {
+    let grid = &t.grid;
+    let by_pattern = cases_by_pattern(t);
+    injection_points(&t.rounds)
         .into_iter()
         .map(|(pattern, round)| {
             // Log rounds are always in the order, so the lookup cannot miss;
             // fall back to "nothing exposed" rather than panic.
             let k = grid.position(&round).unwrap_or(grid.width);
             let members = by_pattern.get(pattern.as_str()).map_or(&[][..], Vec::as_slice);
-            let (n, r) = count_from_round(&grid, members, k);
+            let (n, r) = count_from_round(grid, members, k);
             AfterInjection { pattern, injected_at: round, cases: n, recurred: r, rate: rate4(r, n) }
         })
         .collect()
@@ -502,13 +516,25 @@ pub fn recurrence_after_entries(
     rounds: &[Round],
     tasks: &[(String, Vec<TimelineEvent>)],
 ) -> Result<Vec<EntryRecurrence>, FigureError> {
+    let needs_grid = links.iter().any(|l| matches!(l.class, ErrorClass::Pattern(_)));
+    // Verdict-only mappings need no registry grid; skip building it.
+    let table =
+        if needs_grid { CaseTable::new(cases, rounds) } else { CaseTable::new(&[], rounds) };
+    recurrence_after_entries_in(links, points, &table, tasks)
+}
+
+/// [`recurrence_after_entries`] over a [`CaseTable`].
+pub fn recurrence_after_entries_in(
+    links: &[EntryLink],
+    points: &BTreeMap<String, InjectionPoint>,
+    t: &CaseTable,
+    tasks: &[(String, Vec<TimelineEvent>)],
+) -> Result<Vec<EntryRecurrence>, FigureError> {
     let mut sorted: Vec<&EntryLink> = links.iter().collect();
     sorted.sort();
     sorted.dedup();
-    let needs_grid = sorted.iter().any(|l| matches!(l.class, ErrorClass::Pattern(_)));
-    // Verdict-only mappings need no registry grid; skip building it.
-    let grid = if needs_grid { Grid::new(cases, rounds) } else { Grid::new(&[], &[]) };
-    let by_pattern = cases_by_pattern(cases);
+    let grid = &t.grid;
+    let by_pattern = cases_by_pattern(t);
     // Per task: (ts, fail class if a fail event) for events with a parseable ts.
     let timed: BTreeMap<&str, Vec<(f64, Option<&str>)>> = tasks
         .iter()
@@ -559,7 +585,7 @@ pub fn recurrence_after_entries(
             (ErrorClass::Pattern(p), InjectionPoint::Round(k)) => {
                 let k_idx = grid.position(k)?;
                 let members = by_pattern.get(p.as_str()).map_or(&[][..], Vec::as_slice);
-                (k.clone(), count_from_round(&grid, members, k_idx))
+                (k.clone(), count_from_round(grid, members, k_idx))
             }
             (ErrorClass::Pattern(_), InjectionPoint::MergedAt(_)) => {
                 return Err(incompatible("a merge timestamp"))

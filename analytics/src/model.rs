@@ -104,3 +104,29 @@ impl TimelineEvent {
         self.action.as_deref() == Some(action)
     }
 }
+
+/// A task's `.task_timeline.jsonl` as imported: its text, so `timeline summary --task` gives
+/// statectl's summary even for lines the typed parser skips and for empty files.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TimelineFile {
+    pub task_id: String,
+    /// statectl's `timeline_path`: the file relative to the repository root, `/`-separated.
+    pub timeline_path: String,
+    /// The file's text.
+    pub text: String,
+}
+
+/// The compact form of an [`ErrorCase`] that the figures load: its rounds as numbers into the
+/// store's round-name list (`coll.round_names`), and no original line. Written next to every
+/// case by `errors import`, so a figure over a million cases reads ~150 bytes per case instead
+/// of decoding the full record.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CaseRow {
+    pub case_hash: String,
+    pub query: Option<String>,
+    pub gold: Option<String>,
+    pub subset: Option<String>,
+    pub pattern: Option<String>,
+    pub evaluated: Vec<u32>,
+    pub failed_rounds: Vec<u32>,
+}

@@ -249,6 +249,17 @@ fn parse_case(line: &str) -> Result<ErrorCase, LineIssue> {
 /// Parses `results/error_registry.jsonl`. Duplicate keys keep the first case.
 pub fn parse_error_registry(text: &str, path: &str) -> (Vec<ErrorCase>, Vec<Diagnostic>) {
     let mut cases = Vec::new();
+    let diags = parse_error_registry_each(text, path, |c| cases.push(c));
+    (cases, diags)
+}
+
+/// [`parse_error_registry`], handing each case to `each` as soon as it is parsed, so a large
+/// registry is never held parsed all at once. Returns the diagnostics.
+pub fn parse_error_registry_each(
+    text: &str,
+    path: &str,
+    mut each: impl FnMut(ErrorCase),
+) -> Vec<Diagnostic> {
     let mut diags = Vec::new();
     let mut first_line: BTreeMap<String, u32> = BTreeMap::new();
     let diag = |line: u32, issue: LineIssue| Diagnostic {
@@ -282,9 +293,9 @@ pub fn parse_error_registry(text: &str, path: &str) -> (Vec<ErrorCase>, Vec<Diag
             }
         }
         first_line.insert(case.case_hash.clone(), n);
-        cases.push(case);
+        each(case);
     }
-    (cases, diags)
+    diags
 }
 
 fn parse_round(line: &str) -> Result<Round, LineIssue> {

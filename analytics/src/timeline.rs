@@ -1,5 +1,6 @@
 //! Task-timeline figures: statectl's `timeline-summary` (spec §5) for one
-//! task, and the §6 stats metrics across tasks.
+//! task as typed values (for the text output and the library), and the §6 stats metrics across
+//! tasks. The JSON that must equal statectl's byte for byte is [`crate::statectl`]'s.
 //!
 //! # Metric definitions (where the spec leaves room)
 //! Events are taken in file order (by `line`).
@@ -84,7 +85,7 @@ pub struct StageSummary {
     pub durations_s: Vec<f64>,
     pub failed: u64,
     pub stage: u8,
-    /// From the stage's first event that names one, else the static map.
+    /// The subagent recorded on the stage's first event, else the static map.
     pub subagent: Option<String>,
 }
 
@@ -113,6 +114,8 @@ pub fn timeline_summary(events: &[TimelineEvent], timeline_path: &str) -> Timeli
             dispatches += 1;
         }
         let Some(stage) = e.stage else { continue };
+        // As statectl: the stage's subagent is fixed by its first event, the one it recorded
+        // or else the static map, and its failures carry that one.
         let s = stages.entry(stage).or_insert_with(|| StageSummary {
             attempts: 0,
             completed: 0,
@@ -120,11 +123,12 @@ pub fn timeline_summary(events: &[TimelineEvent], timeline_path: &str) -> Timeli
             durations_s: Vec::new(),
             failed: 0,
             stage,
-            subagent: None,
+            subagent: e
+                .subagent
+                .clone()
+                .filter(|a| !a.is_empty())
+                .or_else(|| stage_subagent(stage).map(String::from)),
         });
-        if s.subagent.is_none() {
-            s.subagent.clone_from(&e.subagent);
-        }
         match action {
             "start" => s.attempts += 1,
             "complete" => s.completed += 1,
@@ -133,10 +137,7 @@ pub fn timeline_summary(events: &[TimelineEvent], timeline_path: &str) -> Timeli
                 failures.push(FailureSummary {
                     duration_s: e.duration_s,
                     stage,
-                    subagent: e
-                        .subagent
-                        .clone()
-                        .or_else(|| stage_subagent(stage).map(String::from)),
+                    subagent: s.subagent.clone(),
                     ts: e.ts.clone(),
                     verdict: e.failure_class().map(String::from),
                 });
@@ -152,17 +153,15 @@ pub fn timeline_summary(events: &[TimelineEvent], timeline_path: &str) -> Timeli
     let stages = stages
         .into_values()
         .map(|mut s| {
-            if s.subagent.is_none() {
-                s.subagent = stage_subagent(s.stage).map(String::from);
-            }
             if !s.durations_s.is_empty() {
                 s.duration_s_total = Some(round_to(s.durations_s.iter().sum(), 3));
             }
             s
         })
         .collect();
-    let first_ts = events.first().and_then(|e| e.ts.clone());
-    let last_ts = events.last().and_then(|e| e.ts.clone());
+    // The first and last events that have a timestamp, as statectl takes them.
+    let first_ts = events.iter().find_map(|e| e.ts.clone().filter(|t| !t.is_empty()));
+    let last_ts = events.iter().rev().find_map(|e| e.ts.clone().filter(|t| !t.is_empty()));
     let elapsed_s = match (
         first_ts.as_deref().and_then(parse_utc_seconds),
         last_ts.as_deref().and_then(parse_utc_seconds),

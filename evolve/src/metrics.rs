@@ -11,11 +11,12 @@ fn rate(r: Option<f64>) -> String {
 /// The value of each metrics-table row this store can compute, by the row's `指标` key; empty
 /// when the store has no timelines.
 pub fn metric_row_values(txn: &ReadTxn) -> Result<Vec<(String, String)>, StoreError> {
-    let d = stored::load(txn)?;
-    if d.tasks.is_empty() {
+    // Only the timelines: the registry is not needed here and may be large.
+    let tasks = stored::load_tasks(txn)?;
+    if tasks.is_empty() {
         return Ok(Vec::new());
     }
-    let m = timeline::metrics(&d.tasks);
+    let m = timeline::metrics(&tasks);
     let n = m.tasks;
     let profile: Vec<String> = m
         .stage_duration_profile

@@ -5,16 +5,21 @@ use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
+use evokb_analytics::breakdown::{self, GroupBy, Grouped, TransitionClass};
+use evokb_analytics::export::{ExportFormat, ExportInput, SearchHits};
 use evokb_analytics::figures::{self, EntryLink, ErrorClass, InjectionPoint};
-use evokb_analytics::model::{Round, TimelineEvent};
-use evokb_analytics::stored::{self, event_key, StoredData, ERROR_CASES, ROUNDS, TIMELINE_EVENTS};
-use evokb_analytics::{chart, parse, timeline};
+use evokb_analytics::model::{Round, TimelineEvent, TimelineFile};
+use evokb_analytics::stored::{
+    self, event_key, StoredData, CASE_ROWS, ERROR_CASES, ROUNDS, ROUND_NAMES, TIMELINE_EVENTS,
+    TIMELINE_FILES,
+};
+use evokb_analytics::{chart, parse, report, statectl, timeline};
 use evokb_evolve::hits::search_events;
 use evokb_store::{ReadTxn, Store};
 use serde::Serialize;
 
 use super::{ok, print, print_json};
-use crate::cli::{AfterArg, Format};
+use crate::cli::{AfterArg, ByField, ClassArg, ExportFormatArg, Format};
 use crate::error::{CmdResult, CommandError, ErrorKind};
 use crate::root;
 
@@ -41,22 +46,36 @@ fn report(kind: &str, added: usize, unchanged: usize, diags: &[parse::Diagnostic
 
 pub fn import_errors(root: Option<&Path>, files: &[PathBuf]) -> CmdResult {
     let store = open(root)?;
-    let mut parsed = Vec::new();
     let mut diags = Vec::new();
+    let mut w = store.write()?;
+    let mut names = stored::round_names_from(w.items(ROUND_NAMES)?);
+    let (mut added, mut unchanged) = (0, 0);
     for f in files {
-        let (cases, d) = parse::parse_error_registry(&read_text(f)?, &f.display().to_string());
-        parsed.extend(cases);
+        let text = read_text(f)?;
+        // Each case goes into the store as it is parsed; the first store error stops the
+        // writes and drops the whole transaction.
+        let mut failed: Option<evokb_store::StoreError> = None;
+        let d = parse::parse_error_registry_each(&text, &f.display().to_string(), |case| {
+            if failed.is_some() {
+                return;
+            }
+            let key = case.case_hash.as_bytes();
+            let row = names.row(&case);
+            match w.put_item(ERROR_CASES, key, &case).and_then(|changed| {
+                w.put_item(CASE_ROWS, key, &row)?;
+                Ok(changed)
+            }) {
+                Ok(true) => added += 1,
+                Ok(false) => unchanged += 1,
+                Err(e) => failed = Some(e),
+            }
+        });
+        if let Some(e) = failed {
+            return Err(e.into());
+        }
         diags.extend(d);
     }
-    let mut w = store.write()?;
-    let (mut added, mut unchanged) = (0, 0);
-    for case in &parsed {
-        if w.put_item(ERROR_CASES, case.case_hash.as_bytes(), case)? {
-            added += 1;
-        } else {
-            unchanged += 1;
-        }
-    }
+    stored::save_round_names(&mut w, &names)?;
     w.commit()?;
     report("error cases", added, unchanged, &diags)
 }
@@ -127,15 +146,28 @@ pub fn import_timelines(root: Option<&Path>, dirs: &[PathBuf]) -> CmdResult {
             let folder =
                 file.parent().and_then(|p| p.file_name()).and_then(|n| n.to_str()).unwrap_or("");
             let task = folder.to_string();
-            let (events, d) =
-                parse::parse_timeline(&read_text(&file)?, &file.display().to_string(), &task);
+            let text = read_text(&file)?;
+            let (events, d) = parse::parse_timeline(&text, &file.display().to_string(), &task);
             diags.extend(d);
+            let record = TimelineFile {
+                task_id: task.clone(),
+                timeline_path: statectl_timeline_path(&file)?,
+                text,
+            };
+            let file_changed = w.put_item(TIMELINE_FILES, task.as_bytes(), &record)?;
             let mut prefix = task.as_bytes().to_vec();
             prefix.push(0);
-            let before: Vec<TimelineEvent> =
-                task_events(&w.items::<TimelineEvent>(TIMELINE_EVENTS)?, &task);
+            let before: Vec<TimelineEvent> = w
+                .items_with_prefix::<TimelineEvent>(TIMELINE_EVENTS, &prefix)?
+                .into_iter()
+                .map(|(_, e)| e)
+                .collect();
             if before == events {
-                unchanged += 1;
+                if file_changed {
+                    added += 1;
+                } else {
+                    unchanged += 1;
+                }
                 continue;
             }
             w.remove_items_with_prefix(TIMELINE_EVENTS, &prefix)?;
@@ -149,8 +181,13 @@ pub fn import_timelines(root: Option<&Path>, dirs: &[PathBuf]) -> CmdResult {
     report("task timelines", added, unchanged, &diags)
 }
 
-fn task_events(items: &[(Vec<u8>, TimelineEvent)], task: &str) -> Vec<TimelineEvent> {
-    items.iter().filter(|(_, e)| e.task_id == task).map(|(_, e)| e.clone()).collect()
+/// statectl's `timeline_path` of a timeline file: relative to the repository root found from
+/// the file's folder (see [`statectl::repo_root`]).
+fn statectl_timeline_path(file: &Path) -> CmdResult<String> {
+    let cwd = std::env::current_dir()?;
+    let path = statectl::abspath(file, &cwd);
+    let dir = path.parent().unwrap_or(&path);
+    Ok(statectl::rel_posix(&path, &statectl::repo_root(dir, &cwd)))
 }
 
 fn open(root: Option<&Path>) -> CmdResult<Store> {
@@ -170,7 +207,7 @@ fn load(txn: &ReadTxn) -> CmdResult<Data> {
 }
 
 fn require_registry(d: &Data) -> CmdResult<()> {
-    if d.cases.is_empty() {
+    if d.table.is_empty() {
         return Err(CommandError::new(ErrorKind::Usage, "the store holds no error cases")
             .hint("run 'evokb errors import results/error_registry.jsonl' (and 'evokb rounds import results/iteration_log.jsonl')"));
     }
@@ -239,17 +276,110 @@ fn to_json<T: Serialize>(v: &T) -> serde_json::Value {
     serde_json::to_value(v).unwrap_or(serde_json::Value::Null)
 }
 
+fn group_by(by: ByField) -> GroupBy {
+    match by {
+        ByField::Subset => GroupBy::Subset,
+        ByField::Pattern => GroupBy::Pattern,
+    }
+}
+
+fn usage(e: impl std::fmt::Display) -> CommandError {
+    CommandError::new(ErrorKind::Usage, e.to_string())
+}
+
+/// Grouped rows as JSON objects: the group field first, then the figure's fields (a figure
+/// field of the same name, like `pattern` in after-injection rows by pattern, is kept once).
+fn grouped_json<T: Serialize>(by: GroupBy, rows: &[Grouped<T>]) -> serde_json::Value {
+    let list = rows
+        .iter()
+        .map(|g| {
+            let mut obj = serde_json::Map::new();
+            obj.insert(by.field().into(), to_json(&g.group));
+            if let serde_json::Value::Object(fields) = to_json(&g.figure) {
+                for (k, v) in fields {
+                    obj.entry(k).or_insert(v);
+                }
+            }
+            serde_json::Value::Object(obj)
+        })
+        .collect();
+    serde_json::Value::Array(list)
+}
+
+/// Table or CSV cells of a group: `-` in a table, empty in CSV, for cases without one.
+fn group_cell(format: Format, group: Option<&str>) -> String {
+    match (format, group) {
+        (_, Some(g)) => g.to_string(),
+        (Format::Csv, None) => String::new(),
+        (_, None) => "-".to_string(),
+    }
+}
+
 pub fn transitions(
     root: Option<&Path>,
     from: Option<&str>,
     to: Option<&str>,
+    cases: Option<Option<ClassArg>>,
+    by: Option<ByField>,
     format: Format,
 ) -> CmdResult {
     let store = open_ro(root)?;
     let d = load(&store.read()?)?;
     require_registry(&d)?;
-    let rows = figures::transitions(&d.cases, &d.rounds, from, to)
-        .map_err(|e| CommandError::new(ErrorKind::Usage, e.to_string()))?;
+    if let Some(class) = cases {
+        let only = class.map(|c| match c {
+            ClassArg::Persistent => TransitionClass::Persistent,
+            ClassArg::NewFail => TransitionClass::NewFail,
+            ClassArg::NewFix => TransitionClass::NewFix,
+        });
+        let rows = breakdown::transition_cases_in(&d.table, from, to, only).map_err(usage)?;
+        let cell = |v: &Option<String>| group_cell(format, v.as_deref());
+        let table_rows: Vec<Vec<String>> = rows
+            .iter()
+            .map(|t| {
+                vec![
+                    t.from.clone(),
+                    t.to.clone(),
+                    t.class.name().to_string(),
+                    t.case_hash.clone(),
+                    cell(&t.subset),
+                    cell(&t.pattern),
+                    cell(&t.gold),
+                    cell(&t.query),
+                ]
+            })
+            .collect();
+        return emit(
+            format,
+            to_json(&rows),
+            &["from", "to", "class", "case_hash", "subset", "pattern", "gold", "query"],
+            &table_rows,
+        );
+    }
+    if let Some(by) = by.map(group_by) {
+        let rows = breakdown::transitions_by_in(&d.table, from, to, by).map_err(usage)?;
+        let table_rows: Vec<Vec<String>> = rows
+            .iter()
+            .map(|g| {
+                let t = &g.figure;
+                vec![
+                    group_cell(format, g.group.as_deref()),
+                    t.from.clone(),
+                    t.to.clone(),
+                    t.persistent.to_string(),
+                    t.new_fail.to_string(),
+                    t.new_fix.to_string(),
+                ]
+            })
+            .collect();
+        return emit(
+            format,
+            grouped_json(by, &rows),
+            &[by.field(), "from", "to", "persistent", "new_fail", "new_fix"],
+            &table_rows,
+        );
+    }
+    let rows = figures::transitions_in(&d.table, from, to).map_err(usage)?;
     let table_rows: Vec<Vec<String>> = rows
         .iter()
         .map(|t| {
@@ -269,15 +399,92 @@ pub fn recurrence(
     root: Option<&Path>,
     after: Option<AfterArg>,
     map: Option<&Path>,
+    by: Option<ByField>,
     format: Format,
 ) -> CmdResult {
     let store = open_ro(root)?;
     let txn = store.read()?;
     let d = load(&txn)?;
-    match (after, map) {
-        (None, _) => {
+    let by = by.map(group_by);
+    match (after, map, by) {
+        (None, _, Some(by)) => {
             require_registry(&d)?;
-            let r = figures::recurrence(&d.cases);
+            let rows = breakdown::recurrence_by_in(&d.table, by);
+            let table: Vec<Vec<String>> = rows
+                .iter()
+                .map(|g| {
+                    let r = &g.figure;
+                    vec![
+                        group_cell(format, g.group.as_deref()),
+                        r.failing_cases.to_string(),
+                        r.recurring_cases.to_string(),
+                        rate(r.rate),
+                    ]
+                })
+                .collect();
+            emit(
+                format,
+                grouped_json(by, &rows),
+                &[by.field(), "failing_cases", "recurring_cases", "rate"],
+                &table,
+            )
+        }
+        (Some(AfterArg::Fix), _, Some(by)) => {
+            require_registry(&d)?;
+            let rows = breakdown::after_fix_by_in(&d.table, by);
+            let table: Vec<Vec<String>> = rows
+                .iter()
+                .map(|g| {
+                    let r = &g.figure;
+                    vec![
+                        group_cell(format, g.group.as_deref()),
+                        r.fixed.to_string(),
+                        r.recurred.to_string(),
+                        r.unexercised.to_string(),
+                        rate(r.rate),
+                    ]
+                })
+                .collect();
+            emit(
+                format,
+                grouped_json(by, &rows),
+                &[by.field(), "fixed", "recurred", "unexercised", "rate"],
+                &table,
+            )
+        }
+        (Some(AfterArg::Injection), None, Some(by)) => {
+            require_registry(&d)?;
+            let rows = breakdown::after_injection_by_in(&d.table, by);
+            let by_pattern = by == GroupBy::Pattern;
+            let table: Vec<Vec<String>> = rows
+                .iter()
+                .map(|g| {
+                    let a = &g.figure;
+                    let mut row = vec![
+                        a.pattern.clone(),
+                        a.injected_at.clone(),
+                        a.cases.to_string(),
+                        a.recurred.to_string(),
+                        rate(a.rate),
+                    ];
+                    if !by_pattern {
+                        row.insert(0, group_cell(format, g.group.as_deref()));
+                    }
+                    row
+                })
+                .collect();
+            let mut headers = vec!["pattern", "injected_at", "cases", "recurred", "rate"];
+            if !by_pattern {
+                headers.insert(0, by.field());
+            }
+            emit(format, grouped_json(by, &rows), &headers, &table)
+        }
+        (Some(AfterArg::Injection), Some(_), Some(_)) => {
+            Err(usage("--by does not apply to --map (verdict links have no subset or pattern)"))
+        }
+        (None, _, None) => {
+            require_registry(&d)?;
+            let r = figures::recurrence_in(&d.table);
             let rows = vec![vec![
                 r.failing_cases.to_string(),
                 r.recurring_cases.to_string(),
@@ -285,9 +492,9 @@ pub fn recurrence(
             ]];
             emit(format, to_json(&r), &["failing_cases", "recurring_cases", "rate"], &rows)
         }
-        (Some(AfterArg::Fix), _) => {
+        (Some(AfterArg::Fix), _, None) => {
             require_registry(&d)?;
-            let r = figures::recurrence_after_fix(&d.cases, &d.rounds);
+            let r = figures::recurrence_after_fix_in(&d.table);
             let rows = vec![vec![
                 r.fixed.to_string(),
                 r.recurred.to_string(),
@@ -296,9 +503,9 @@ pub fn recurrence(
             ]];
             emit(format, to_json(&r), &["fixed", "recurred", "unexercised", "rate"], &rows)
         }
-        (Some(AfterArg::Injection), None) => {
+        (Some(AfterArg::Injection), None, None) => {
             require_registry(&d)?;
-            let r = figures::recurrence_after_injection(&d.cases, &d.rounds);
+            let r = figures::recurrence_after_injection_in(&d.table);
             let rows: Vec<Vec<String>> = r
                 .iter()
                 .map(|a| {
@@ -318,11 +525,10 @@ pub fn recurrence(
                 &rows,
             )
         }
-        (Some(AfterArg::Injection), Some(map)) => {
+        (Some(AfterArg::Injection), Some(map), None) => {
             let (links, points) = read_mapping(map, &txn)?;
-            let r =
-                figures::recurrence_after_entries(&links, &points, &d.cases, &d.rounds, &d.tasks)
-                    .map_err(|e| CommandError::new(ErrorKind::Usage, e.to_string()))?;
+            let r = figures::recurrence_after_entries_in(&links, &points, &d.table, &d.tasks)
+                .map_err(usage)?;
             let rows: Vec<Vec<String>> = r
                 .iter()
                 .map(|a| {
@@ -344,6 +550,57 @@ pub fn recurrence(
             )
         }
     }
+}
+
+pub fn round_report(root: Option<&Path>, round: &str, json_out: bool) -> CmdResult {
+    let store = open_ro(root)?;
+    let d = load(&store.read()?)?;
+    require_registry(&d)?;
+    let r = report::round_report_in(&d.table, round).map_err(usage)?;
+    if json_out {
+        print_json(&to_json(&r))?;
+    } else {
+        print(&report::round_report_markdown(&r))?;
+    }
+    ok()
+}
+
+pub fn export(
+    root: Option<&Path>,
+    format: ExportFormatArg,
+    dir: &Path,
+    json_out: bool,
+) -> CmdResult {
+    let store = open_ro(root)?;
+    let txn = store.read()?;
+    let d = load(&txn)?;
+    let searches: Vec<SearchHits> = search_events(&txn.records()?)
+        .into_iter()
+        .map(|e| SearchHits { ts: e.ts, task: e.task, returned: e.returned })
+        .collect();
+    let entries = stored::load_entries(&txn)?;
+    drop(txn);
+    std::fs::create_dir_all(dir).map_err(|e| {
+        CommandError::new(ErrorKind::Store, format!("cannot create '{}': {e}", dir.display()))
+    })?;
+    let format = match format {
+        ExportFormatArg::Parquet => ExportFormat::Parquet,
+        ExportFormatArg::Csv => ExportFormat::Csv,
+    };
+    let input =
+        ExportInput { table: &d.table, tasks: &d.tasks, searches: &searches, entries: &entries };
+    let written = evokb_analytics::export::export(dir, format, &input)
+        .map_err(|e| CommandError::new(ErrorKind::Store, e.to_string()))?;
+    if json_out {
+        print_json(&serde_json::json!({ "tables": to_json(&written) }))?;
+    } else {
+        let mut out = String::new();
+        for t in &written {
+            let _ = writeln!(out, "{}: {} rows → {}", t.table, t.rows, t.path);
+        }
+        print(&out)?;
+    }
+    ok()
 }
 
 /// One line of an entry ↔ error-class mapping file.
@@ -430,7 +687,7 @@ pub fn metrics(root: Option<&Path>, format: Format) -> CmdResult {
             .hint("run 'evokb timeline import DIR' first"));
     }
     let m = timeline::metrics(&d.tasks);
-    let registry = (!d.cases.is_empty()).then(|| figures::recurrence(&d.cases));
+    let registry = (!d.table.is_empty()).then(|| figures::recurrence_in(&d.table));
     let mut value = to_json(&m);
     if let (Some(obj), Some(r)) = (value.as_object_mut(), &registry) {
         obj.insert("registry_recurrence".into(), to_json(r));
@@ -494,53 +751,123 @@ pub fn metrics(root: Option<&Path>, format: Format) -> CmdResult {
     emit(format, value, &["metric", "value"], &rows)
 }
 
-pub fn timeline_summary(root: Option<&Path>, task: &str, json_out: bool) -> CmdResult {
+/// Prints a statectl payload as statectl does (one line of Python-style JSON) and exits 0 when
+/// it is a summary, 1 when it is an error.
+fn print_statectl(payload: &serde_json::Value) -> CmdResult {
+    let mut text = statectl::python_json(payload);
+    text.push('\n');
+    print(&text)?;
+    if payload["ok"] == serde_json::Value::Bool(true) {
+        ok()
+    } else {
+        Ok(std::process::ExitCode::from(1))
+    }
+}
+
+pub fn timeline_summary(
+    root: Option<&Path>,
+    task: Option<&str>,
+    dir: Option<&Path>,
+    json_out: bool,
+) -> CmdResult {
+    if let Some(dir) = dir {
+        return timeline_summary_of_dir(dir, json_out);
+    }
+    let task = task.unwrap_or_default();
     let store = open_ro(root)?;
-    let d = load(&store.read()?)?;
-    let Some((_, events)) = d.tasks.iter().find(|(t, _)| t == task) else {
+    let txn = store.read()?;
+    let file = stored::timeline_file(&txn, task)?;
+    let d = load(&txn)?;
+    let events = d.tasks.iter().find(|(t, _)| t == task).map(|(_, e)| e.as_slice());
+    let label = file
+        .as_ref()
+        .map_or_else(|| format!("{task}/.task_timeline.jsonl"), |f| f.timeline_path.clone());
+    if file.is_none() && events.is_none() {
+        if json_out {
+            let mut payload = statectl::missing_payload("");
+            payload["errors"][0]["message"] = serde_json::Value::from(format!(
+                "no timeline for task '{task}' in the store (run 'evokb timeline import DIR' first)"
+            ));
+            return print_statectl(&payload);
+        }
         let known: Vec<&str> = d.tasks.iter().map(|(t, _)| t.as_str()).take(5).collect();
         return Err(CommandError::new(ErrorKind::Usage, format!("no timeline for task '{task}'"))
             .hint(format!(
                 "tasks in the store: {}",
                 if known.is_empty() { "none".into() } else { known.join(", ") }
             )));
-    };
-    let summary = timeline::timeline_summary(events, &format!("{task}/.task_timeline.jsonl"));
-    let value = to_json(&summary);
+    }
     if json_out {
-        print_json(&value)?;
-    } else {
-        let mut out = String::new();
+        // The file's text when it was imported by this version; else the events' own lines.
+        let values = match &file {
+            Some(f) => statectl::read_events(&f.text),
+            None => events
+                .unwrap_or_default()
+                .iter()
+                .filter_map(|e| serde_json::from_str(&e.raw).ok())
+                .collect(),
+        };
+        return print_statectl(&statectl::summary_payload(&values, &label));
+    }
+    print_summary_text(task, events.unwrap_or_default(), &label)
+}
+
+/// `timeline summary --dir DIR`: statectl's `timeline-summary --dir DIR`, reading the file.
+fn timeline_summary_of_dir(dir: &Path, json_out: bool) -> CmdResult {
+    let cwd = std::env::current_dir()?;
+    let op_dir = statectl::abspath(dir, &cwd);
+    let path = op_dir.join(statectl::TIMELINE_FILE);
+    if !path.exists() {
+        if json_out {
+            return print_statectl(&statectl::missing_payload(&path.display().to_string()));
+        }
+        return Err(CommandError::new(
+            ErrorKind::InvalidInput,
+            format!("no timeline file: '{}' does not exist", path.display()),
+        ));
+    }
+    let text = read_text(&path)?;
+    let label = statectl::rel_posix(&path, &statectl::repo_root(&op_dir, &cwd));
+    if json_out {
+        return print_statectl(&statectl::summary_payload(&statectl::read_events(&text), &label));
+    }
+    let task = op_dir.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let (events, _) = parse::parse_timeline(&text, &label, &task);
+    print_summary_text(&task, &events, &label)
+}
+
+fn print_summary_text(task: &str, events: &[TimelineEvent], label: &str) -> CmdResult {
+    let summary = timeline::timeline_summary(events, label);
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "task {task}: {} events, {} dispatches, elapsed {} s",
+        summary.events_total,
+        summary.dispatches,
+        summary.elapsed_s.map_or("-".into(), |e| e.to_string())
+    );
+    for s in &summary.stages {
         let _ = writeln!(
             out,
-            "task {task}: {} events, {} dispatches, elapsed {} s",
-            summary.events_total,
-            summary.dispatches,
-            summary.elapsed_s.map_or("-".into(), |e| e.to_string())
+            "  stage {} {:<28} attempts {} completed {} failed {} total {} s",
+            s.stage,
+            s.subagent.clone().unwrap_or_default(),
+            s.attempts,
+            s.completed,
+            s.failed,
+            s.duration_s_total.map_or("-".into(), |t| t.to_string())
         );
-        for s in &summary.stages {
-            let _ = writeln!(
-                out,
-                "  stage {} {:<28} attempts {} completed {} failed {} total {} s",
-                s.stage,
-                s.subagent.clone().unwrap_or_default(),
-                s.attempts,
-                s.completed,
-                s.failed,
-                s.duration_s_total.map_or("-".into(), |t| t.to_string())
-            );
-        }
-        for f in &summary.failures {
-            let _ = writeln!(
-                out,
-                "  fail stage {} {} at {}",
-                f.stage,
-                f.verdict.clone().unwrap_or_default(),
-                f.ts.clone().unwrap_or_default()
-            );
-        }
-        print(&out)?;
     }
+    for f in &summary.failures {
+        let _ = writeln!(
+            out,
+            "  fail stage {} {} at {}",
+            f.stage,
+            f.verdict.clone().unwrap_or_default(),
+            f.ts.clone().unwrap_or_default()
+        );
+    }
+    print(&out)?;
     ok()
 }
 
@@ -548,7 +875,7 @@ pub fn chart_recurrence(root: Option<&Path>, svg: &Path) -> CmdResult {
     let store = open_ro(root)?;
     let d = load(&store.read()?)?;
     require_registry(&d)?;
-    let text = chart::recurrence_svg(&d.cases, &d.rounds)
+    let text = chart::recurrence_svg_in(&d.table)
         .map_err(|e| CommandError::new(ErrorKind::Store, e.to_string()))?;
     write_svg(svg, &text)
 }

@@ -11,7 +11,7 @@ mod sync;
 
 use std::process::ExitCode;
 
-use crate::cli::{ChartCmd, Cli, Command, HooksCmd, ImportOnly, StatsCmd, TimelineCmd};
+use crate::cli::{ChartCmd, Cli, Command, HooksCmd, ImportOnly, ReportCmd, StatsCmd, TimelineCmd};
 use crate::error::CmdResult;
 
 /// Runs the parsed command line.
@@ -40,7 +40,11 @@ pub fn run(cli: &Cli) -> CmdResult {
         }
         Command::Clear { id, reason, actor } => evolve::clear(root, id, reason, actor),
         Command::Queue(cmd) => evolve::queue(root, cmd),
-        Command::Report { task } => evolve::report(root, task),
+        Command::Report { cmd: Some(ReportCmd::Round { round, md: _, json }), .. } => {
+            analytics::round_report(root, round, *json)
+        }
+        Command::Report { task, cmd: None } => evolve::report(root, task.as_deref().unwrap_or("")),
+        Command::Export { format, dir, json } => analytics::export(root, *format, dir, *json),
         Command::List { kind, json } => records::list(root, *kind, *json),
         Command::Lint { json, errors_only } => policy::lint(root, *json, *errors_only),
         Command::Budget { json } => policy::budget(root, *json),
@@ -57,14 +61,21 @@ pub fn run(cli: &Cli) -> CmdResult {
         Command::Errors(ImportOnly::Import { files }) => analytics::import_errors(root, files),
         Command::Rounds(ImportOnly::Import { files }) => analytics::import_rounds(root, files),
         Command::Timeline(TimelineCmd::Import { dirs }) => analytics::import_timelines(root, dirs),
-        Command::Timeline(TimelineCmd::Summary { task, json }) => {
-            analytics::timeline_summary(root, task, *json)
+        Command::Timeline(TimelineCmd::Summary { task, dir, json }) => {
+            analytics::timeline_summary(root, task.as_deref(), dir.as_deref(), *json)
         }
-        Command::Stats(StatsCmd::Transitions { from, to, out }) => {
-            analytics::transitions(root, from.as_deref(), to.as_deref(), out.format())
+        Command::Stats(StatsCmd::Transitions { from, to, cases, class, by, out }) => {
+            analytics::transitions(
+                root,
+                from.as_deref(),
+                to.as_deref(),
+                (*cases).then_some(*class),
+                *by,
+                out.format(),
+            )
         }
-        Command::Stats(StatsCmd::Recurrence { after, map, out }) => {
-            analytics::recurrence(root, *after, map.as_deref(), out.format())
+        Command::Stats(StatsCmd::Recurrence { after, map, by, out }) => {
+            analytics::recurrence(root, *after, map.as_deref(), *by, out.format())
         }
         Command::Stats(StatsCmd::Metrics { out }) => analytics::metrics(root, out.format()),
         Command::Chart(ChartCmd::Recurrence { svg }) => analytics::chart_recurrence(root, svg),

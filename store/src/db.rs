@@ -773,6 +773,51 @@ macro_rules! read_methods {
             Ok(names)
         }
 
+        /// Calls `f` with every item of a collection, in key order, decoding one item at a time,
+        /// so a large collection is never held decoded all at once.
+        pub fn for_each_item<T: serde::de::DeserializeOwned>(
+            &self,
+            c: Collection,
+            mut f: impl FnMut(&[u8], T),
+        ) -> Result<(), StoreError> {
+            let table = match self.txn.open_table(c.def()) {
+                Ok(t) => t,
+                Err(redb::TableError::TableDoesNotExist(_)) => return Ok(()),
+                Err(err) => return Err(err.into()),
+            };
+            for row in table.iter()? {
+                let (k, v) = row?;
+                let value = codec::decode(v.value())
+                    .map_err(|d| corrupted(c.table, crate::record::hex(k.value()), d))?;
+                f(k.value(), value);
+            }
+            Ok(())
+        }
+
+        /// The items of a collection whose key starts with `prefix`, in key order.
+        pub fn items_with_prefix<T: serde::de::DeserializeOwned>(
+            &self,
+            c: Collection,
+            prefix: &[u8],
+        ) -> Result<Vec<(Vec<u8>, T)>, StoreError> {
+            let table = match self.txn.open_table(c.def()) {
+                Ok(t) => t,
+                Err(redb::TableError::TableDoesNotExist(_)) => return Ok(Vec::new()),
+                Err(err) => return Err(err.into()),
+            };
+            let mut out = Vec::new();
+            for row in table.range(prefix..)? {
+                let (k, v) = row?;
+                if !k.value().starts_with(prefix) {
+                    break;
+                }
+                let value = codec::decode(v.value())
+                    .map_err(|d| corrupted(c.table, crate::record::hex(k.value()), d))?;
+                out.push((k.value().to_vec(), value));
+            }
+            Ok(out)
+        }
+
         /// Every item of a collection, in key order.
         pub fn items<T: serde::de::DeserializeOwned>(
             &self,
