@@ -87,7 +87,7 @@ fn imported_injection_is_quarantined_until_cleared_or_fixed() {
     assert!(out.status.success(), "{}", stderr(&out));
     let stats = std::fs::read_to_string(kb.path().join(STATS)).expect("stats");
     assert!(
-        stats.lines().any(|l| l.contains(&format!("clear quarantine {ID}"))
+        stats.lines().any(|l| l.contains(&format!("clear {ID}（quarantine"))
             && l.contains("reviewed: quoted as an example attack")
             && l.contains("t-10")),
         "the decision is in the change log"
