@@ -266,42 +266,33 @@ impl Layout {
 
     /// The role of a repository-relative path, if this layout manages it.
     pub fn role_of(&self, path: &str) -> Option<FileRole> {
-        if path == self.index {
-            return Some(FileRole::Index);
+        if let Some((_, role)) = self.fixed_files().into_iter().find(|(f, _)| *f == path) {
+            return Some(role);
         }
-        for (file, role) in [
+        self.topics.iter().any(|g| glob_matches(g, path)).then_some(FileRole::Topic)
+    }
+
+    /// The managed files with one fixed path each, with their roles.
+    fn fixed_files(&self) -> [(&str, FileRole); 7] {
+        [
+            (&self.index, FileRole::Index),
             (&self.bottlenecks, FileRole::Bottleneck),
             (&self.algorithm_candidates, FileRole::Topic),
             (&self.queue, FileRole::Queue),
             (&self.stats, FileRole::Stats),
             (&self.gaps, FileRole::Gaps),
             (&self.search_log, FileRole::SearchLog),
-        ] {
-            if path == file {
-                return Some(role);
-            }
-        }
-        self.topics.iter().any(|g| glob_matches(g, path)).then_some(FileRole::Topic)
+        ]
     }
 
     /// The managed files that exist under `root`, sorted by path.
     pub fn discover(&self, root: &Path) -> std::io::Result<Vec<ManagedFile>> {
         let mut out = Vec::new();
-        for fixed in [
-            &self.index,
-            &self.bottlenecks,
-            &self.algorithm_candidates,
-            &self.queue,
-            &self.stats,
-            &self.gaps,
-            &self.search_log,
-        ] {
+        for (fixed, role) in self.fixed_files() {
             // Anything at a managed path counts, even a directory or a dangling symlink:
             // reading it then fails with a clear message instead of the file being skipped.
             if root.join(fixed).symlink_metadata().is_ok() {
-                if let Some(role) = self.role_of(fixed) {
-                    out.push(ManagedFile { path: fixed.clone(), role });
-                }
+                out.push(ManagedFile { path: fixed.to_string(), role });
             }
         }
         for glob in &self.topics {
@@ -334,17 +325,9 @@ impl Layout {
     /// Every managed path and topic glob, for `.gitattributes`.
     pub fn patterns(&self) -> Vec<String> {
         let mut out = self.topics.clone();
-        for f in [
-            &self.index,
-            &self.bottlenecks,
-            &self.algorithm_candidates,
-            &self.queue,
-            &self.stats,
-            &self.gaps,
-            &self.search_log,
-        ] {
-            if !out.contains(f) {
-                out.push(f.clone());
+        for (f, _) in self.fixed_files() {
+            if !out.iter().any(|p| p == f) {
+                out.push(f.to_string());
             }
         }
         out
