@@ -110,7 +110,13 @@ impl From<std::io::Error> for CommandError {
 
 impl From<OpenError> for CommandError {
     fn from(err: OpenError) -> Self {
-        CommandError::store(err.to_string(), err.is_damage())
+        let missing = matches!(err, OpenError::NotFound { .. });
+        let e = CommandError::store(err.to_string(), err.is_damage());
+        if missing {
+            e.hint("run 'evokb init' at the knowledge-base root, then 'evokb import'")
+        } else {
+            e
+        }
     }
 }
 
@@ -155,6 +161,8 @@ impl From<RenderError> for CommandError {
             RenderError::EditedOnDisk { .. } => CommandError::new(ErrorKind::Conflict, message)
                 .hint("'evokb import' takes the edits into the store; 'evokb render --force' overwrites them"),
             RenderError::Derived(err) => (*err).into(),
+            RenderError::Dangling { .. } => CommandError::new(ErrorKind::Store, message)
+                .hint("'evokb verify' lists every integrity problem; 'evokb rebuild' re-imports the files"),
             RenderError::Store(err) => CommandError::store(message, err.is_damage()),
             _ => CommandError::new(ErrorKind::Store, message),
         }

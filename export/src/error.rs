@@ -52,13 +52,13 @@ pub enum ImportError {
         diagnostics: Vec<Diagnostic>,
     },
     /// Records changed on both sides; nothing was imported.
-    #[error("{} record(s) changed both in the files and in the store since the last sync, nothing was imported (pass --prefer file or --prefer store to choose)", conflicts.len())]
+    #[error("{} record(s) changed both in the files and in the store since the last sync, nothing was imported", conflicts.len())]
     Conflicts {
         /// The conflicting records.
         conflicts: Vec<Conflict>,
     },
     /// After `--prefer` settled a conflict on an entry, its INDEX row could not follow it.
-    #[error("the INDEX row of '{id}' could not take the entry's status after --prefer: {reason}")]
+    #[error("the INDEX row of '{id}' could not take the status of the entry the conflict was settled for: {reason}")]
     Follow {
         /// The entry.
         id: String,
@@ -94,13 +94,13 @@ pub enum RenderError {
         reason: String,
     },
     /// Managed files were edited after the last import or render.
-    #[error("refusing to overwrite {} file(s) edited since the last import or render: {} (run 'evokb import' first)", files.len(), files.join(", "))]
+    #[error("refusing to overwrite {} file(s) edited since the last import or render: {}", files.len(), files.join(", "))]
     EditedOnDisk {
         /// The edited files.
         files: Vec<String>,
     },
     /// A layout names a record the store does not have.
-    #[error("the layout of '{path}' names record {key} which the store does not hold (run 'evokb verify')")]
+    #[error("the layout of '{path}' names record {key} which the store does not hold")]
     Dangling {
         /// The file.
         path: String,

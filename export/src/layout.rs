@@ -150,7 +150,7 @@ pub enum LayoutError {
         reason: &'static str,
     },
     /// The layout stored in the store cannot be read.
-    #[error("the layout stored in the store is unreadable ({reason}); run 'evokb import' again")]
+    #[error("the layout stored in the store is unreadable ({reason}); importing the files again stores it anew")]
     Stored {
         /// Why.
         reason: String,

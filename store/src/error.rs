@@ -7,7 +7,7 @@ use std::path::PathBuf;
 #[non_exhaustive]
 pub enum OpenError {
     /// No store exists at the path.
-    #[error("no evokb store at '{}' (run 'evokb init' first)", path.display())]
+    #[error("no evokb store at '{}'", path.display())]
     NotFound {
         /// Where the store was looked for.
         path: PathBuf,
