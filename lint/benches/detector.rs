@@ -1,8 +1,8 @@
 //! Criterion bench of the `KB-SEC-*` checks (issue #10 point 3): every markdown file of the
 //! real sample (`tests/data/tilelang-kb`, about 5,800 lines), checked as one text per file,
 //! the way `evokb lint` checks one record at a time. The whole-process figure on the 10k-entry
-//! generated corpus is in the README (`evokb gen-corpus --entries 10000 DIR` then
-//! `evokb lint` in DIR).
+//! generated corpus is in the README (`cargo run --release -p evokb-synth -- --entries 10000
+//! DIR`, then `evokb lint` in DIR).
 
 use std::path::Path;
 
