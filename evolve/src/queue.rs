@@ -438,14 +438,9 @@ fn created_date(rec: &Record) -> Option<String> {
 }
 
 /// Days since the Unix epoch of a `YYYY-MM-DD` calendar date; `None` for anything that is not
-/// a real date (`2026-02-31`) or is outside jiff's years -9999 to 9999.
+/// a real date (`2026-02-31`). The workspace's one date parser, shared with the analytics.
 fn days(date: &str) -> Option<i64> {
-    let b = date.as_bytes();
-    if b.len() != 10 || b[4] != b'-' || b[7] != b'-' {
-        return None;
-    }
-    let d: jiff::civil::Date = date.parse().ok()?;
-    Some(i64::from(d.since(jiff::civil::date(1970, 1, 1)).ok()?.get_days()))
+    evokb_analytics::util::parse_date_days(date)
 }
 
 /// Pending items older than `min_days` on `today`, with their age, oldest first.

@@ -652,7 +652,8 @@ impl Stamp {
 fn is_compact_date(w: &str) -> bool {
     w.len() == 8
         && w.bytes().all(|b| b.is_ascii_digit())
-        && format!("{}-{}-{}", &w[..4], &w[4..6], &w[6..]).parse::<jiff::civil::Date>().is_ok()
+        && evokb_analytics::util::parse_date_days(&format!("{}-{}-{}", &w[..4], &w[4..6], &w[6..]))
+            .is_some()
 }
 
 /// Parses the comparable parts of a stamp.
