@@ -3,7 +3,7 @@
 //! conflicts. Repositories are temporary, with a fixed author and time.
 
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::Output;
 
 use crate::support::*;
 
@@ -21,16 +21,8 @@ fn path_without_evokb() -> String {
 
 fn git(dir: &Path, args: &[&str]) -> Output {
     let path = path_without_evokb();
-    let out = Command::new("git")
-        .args(args)
-        .current_dir(dir)
+    let out = git_command(dir, args)
         .env("PATH", path)
-        .env("GIT_CONFIG_GLOBAL", "/dev/null")
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .env("GIT_AUTHOR_NAME", "Test")
-        .env("GIT_AUTHOR_EMAIL", "test@example.com")
-        .env("GIT_COMMITTER_NAME", "Test")
-        .env("GIT_COMMITTER_EMAIL", "test@example.com")
         .env("GIT_AUTHOR_DATE", "2026-11-29T00:00:00Z")
         .env("GIT_COMMITTER_DATE", "2026-11-29T00:00:00Z")
         .output()

@@ -429,20 +429,8 @@ fn the_pre_commit_hook_runs_the_strict_import_check() {
     let kb = sample();
     let bin_dir = Path::new(env!("CARGO_BIN_EXE_evokb")).parent().expect("bin dir").to_path_buf();
     let path = format!("{}:{}", bin_dir.display(), std::env::var("PATH").unwrap_or_default());
-    let git = |args: &[&str]| {
-        Command::new("git")
-            .args(args)
-            .current_dir(kb.path())
-            .env("PATH", &path)
-            .env("GIT_CONFIG_GLOBAL", "/dev/null")
-            .env("GIT_CONFIG_NOSYSTEM", "1")
-            .env("GIT_AUTHOR_NAME", "Test")
-            .env("GIT_AUTHOR_EMAIL", "test@example.com")
-            .env("GIT_COMMITTER_NAME", "Test")
-            .env("GIT_COMMITTER_EMAIL", "test@example.com")
-            .output()
-            .expect("run git")
-    };
+    let git =
+        |args: &[&str]| git_command(kb.path(), args).env("PATH", &path).output().expect("run git");
     assert!(git(&["init", "-q", "-b", "main"]).status.success());
     assert!(evokb(kb.path(), &["init"]).status.success());
     assert!(evokb(kb.path(), &["import"]).status.success());

@@ -54,6 +54,21 @@ pub fn evokb(cwd: &Path, args: &[&str]) -> Output {
         .expect("run evokb")
 }
 
+/// `git ARGS` in `dir`, hermetic: no global or system config, a fixed author and committer.
+/// Callers add what their test needs (a `PATH`, fixed dates).
+pub fn git_command(dir: &Path, args: &[&str]) -> Command {
+    let mut cmd = Command::new("git");
+    cmd.args(args)
+        .current_dir(dir)
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("GIT_AUTHOR_NAME", "Test")
+        .env("GIT_AUTHOR_EMAIL", "test@example.com")
+        .env("GIT_COMMITTER_NAME", "Test")
+        .env("GIT_COMMITTER_EMAIL", "test@example.com");
+    cmd
+}
+
 /// Standard output as text.
 pub fn stdout(out: &Output) -> String {
     String::from_utf8_lossy(&out.stdout).into_owned()
