@@ -164,6 +164,7 @@ impl From<RenderError> for CommandError {
             RenderError::Dangling { .. } => CommandError::new(ErrorKind::Store, message)
                 .hint("'evokb verify' lists every integrity problem; 'evokb rebuild' re-imports the files"),
             RenderError::Store(err) => CommandError::store(message, err.is_damage()),
+            RenderError::Layout(_) => CommandError::new(ErrorKind::InvalidInput, message),
             _ => CommandError::new(ErrorKind::Store, message),
         }
     }

@@ -11,9 +11,10 @@ use std::path::Path;
 
 use std::collections::HashMap;
 
+use evokb_store::filestate::{extend_line_mark, line_mark, EMPTY_LINE_MARK};
 use evokb_store::{
-    store_dir, CaseHash, FileLayout, Kind, LayoutItem, Record, Segment, Store, StoreError,
-    SyncMark, Tally,
+    store_dir, CaseHash, FileLayout, FileStat, Kind, LayoutItem, Record, Segment, Store,
+    StoreError, SyncMark, Tally,
 };
 
 use evokb_export::layout::Layout;
@@ -61,6 +62,14 @@ pub struct HitReport {
 
 /// Records one search hit in one transaction: a search event appended to the log's layout, the
 /// line appended to the file on disk, and the sync marks that say evokb wrote it.
+///
+/// The cost does not grow with the log. The event goes to the end of the log's layout with one
+/// table insert ([`evokb_store::WriteTxn::append_to_file`]); the file is opened for appending
+/// and gets the one line; its content mark, a line chain, is extended by that line alone; and
+/// whether the file is still what evokb last wrote is told from its stat fingerprint. Only when
+/// the fingerprint is unknown or differs (a person touched the file, an old store) is the file
+/// read, once, and compared with its mark. A log edited since the last sync is left alone: the
+/// event is only in the store until `import` and `render`.
 pub fn record_hit(
     root: &Path,
     store: &Store,
@@ -73,11 +82,21 @@ pub fn record_hit(
     let mut w = store.write()?;
     let log_path = Layout::of(&w)?.search_log;
     let path = log_path.as_str();
-    let mut file = w.file(path)?.unwrap_or(FileLayout { path: path.into(), items: Vec::new() });
-    let mut overrides = std::collections::HashMap::new();
-    ensure_trailing_newline(&mut w, &mut file, &mut overrides)?;
-    for rec in overrides.values() {
-        w.put_record(rec)?;
+    // The first append since the log's layout was stored reads it once: its last item may lack
+    // a line ending. Later appends end with the event just appended, which has one.
+    let mut overrides = HashMap::new();
+    let mut layout_rewritten = false;
+    if !w.has_file_tail(path)? {
+        let mut file = w.file(path)?.unwrap_or(FileLayout { path: path.into(), items: Vec::new() });
+        let before = file.clone();
+        ensure_trailing_newline(&mut w, &mut file, &mut overrides)?;
+        for rec in overrides.values() {
+            w.put_record(rec)?;
+        }
+        if file != before || w.file(path)?.is_none() {
+            w.put_file(&file)?;
+            layout_rewritten = file != before;
+        }
     }
     let base = event_id(ts, &line);
     let mut id = base.clone();
@@ -95,45 +114,30 @@ pub fn record_hit(
             Segment::Lit("\n".into()),
         ],
     };
-    // The lines the file holds when it matches the store: one per event, plus prose lines.
-    let expected_lines: usize = file
-        .items
-        .iter()
-        .map(|i| match i {
-            LayoutItem::Prose(p) => p.matches('\n').count(),
-            LayoutItem::Record(_) => 1,
-        })
-        .sum();
     w.put_record(&rec)?;
-    file.items.push(LayoutItem::Record(rec.case_hash()));
-    w.put_file(&file)?;
+    w.append_to_file(path, &rec.case_hash())?;
     let full = root.join(path);
-    let on_disk = match std::fs::read(&full) {
-        Ok(b) => Some(b),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
-        Err(source) => return Err(RenderError::Io { path: full, source }.into()),
-    };
     let mark = w.file_sync(path)?.map(|m| m.text_hash);
-    let in_sync = match &on_disk {
-        Some(b) => mark == Some(*blake3::hash(b).as_bytes()),
-        None => mark.is_none(),
-    };
+    let in_sync = log_in_sync(&full, mark, w.file_stat(path)?)?;
     if in_sync {
-        let old = on_disk.unwrap_or_default();
-        let appendable = overrides.is_empty()
-            && (old.is_empty() || old.ends_with(b"\n"))
-            && old.iter().filter(|&&b| b == b'\n').count() == expected_lines;
-        // When the file is what the store renders, the new file is the old one plus the line;
-        // rendering the whole log again would cost a read of every event per hit.
-        let text = if appendable {
-            let mut t = String::from_utf8_lossy(&old).into_owned();
-            t.push_str(&rec.text());
-            t
+        let text = rec.text();
+        let appendable = overrides.is_empty() && !layout_rewritten && ends_with_newline(&full)?;
+        let (new_mark, stat) = if appendable {
+            let stat = append_durably(&full, text.as_bytes())?;
+            (extend_line_mark(mark.unwrap_or(EMPTY_LINE_MARK), text.as_bytes()), stat)
         } else {
-            render_layout(&w, &file)?
+            // The file's last line lacked its line ending: the whole log is written again.
+            let layout =
+                w.file(path)?.unwrap_or(FileLayout { path: path.into(), items: Vec::new() });
+            let all = render_layout(&w, &layout)?;
+            write_atomic(&full, all.as_bytes(), Some(&store_dir(root).join("tmp")))?;
+            (line_mark(all.as_bytes()), FileStat::of(&full))
         };
-        write_atomic(&full, text.as_bytes(), Some(&store_dir(root).join("tmp")))?;
-        w.set_file_sync(path, SyncMark { text_hash: *blake3::hash(text.as_bytes()).as_bytes() })?;
+        w.set_file_sync(path, SyncMark { text_hash: new_mark })?;
+        match stat {
+            Some(st) => w.set_file_stat(path, &st)?,
+            None => w.clear_file_stat(path)?,
+        }
         // Only the new event (and a record given a final newline) changed; every other
         // record's mark already describes its text.
         w.set_record_sync(&rec.case_hash(), SyncMark { text_hash: rec.text_hash() })?;
@@ -146,6 +150,71 @@ pub fn record_hit(
     }
     w.commit()?;
     Ok(HitReport { id, file_written: in_sync })
+}
+
+/// Whether the search log at `full` is what evokb last wrote or read (its content mark is
+/// `mark`): told from the stat fingerprint when it matches, else by reading the file once.
+fn log_in_sync(
+    full: &Path,
+    mark: Option<[u8; 32]>,
+    recorded: Option<FileStat>,
+) -> Result<bool, MutateError> {
+    let io = |source| RenderError::Io { path: full.to_path_buf(), source };
+    let now = match std::fs::symlink_metadata(full) {
+        Ok(m) if m.file_type().is_file() => FileStat::from_metadata(&m),
+        // Something that is not a regular file is never appended to.
+        Ok(_) => return Ok(false),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(mark.is_none()),
+        Err(e) => return Err(io(e).into()),
+    };
+    if recorded.is_some_and(|r| r.same_as(&now)) && mark.is_some() {
+        return Ok(true);
+    }
+    let Some(mark) = mark else { return Ok(false) };
+    let bytes = std::fs::read(full).map_err(io)?;
+    Ok(line_mark(&bytes) == mark)
+}
+
+/// Whether the file at `full` is missing, empty, or ends with a newline (one byte is read).
+fn ends_with_newline(full: &Path) -> Result<bool, MutateError> {
+    use std::io::{Read, Seek, SeekFrom};
+    let io = |source| RenderError::Io { path: full.to_path_buf(), source };
+    let mut f = match std::fs::File::open(full) {
+        Ok(f) => f,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(true),
+        Err(e) => return Err(io(e).into()),
+    };
+    let len = f.metadata().map_err(io)?.len();
+    if len == 0 {
+        return Ok(true);
+    }
+    f.seek(SeekFrom::Start(len - 1)).map_err(io)?;
+    let mut last = [0u8; 1];
+    f.read_exact(&mut last).map_err(io)?;
+    Ok(last[0] == b'\n')
+}
+
+/// Appends `bytes` to the file at `full` (creating it and its directory when missing) with one
+/// write, flushes it to disk, and returns the file's fingerprint after the write.
+fn append_durably(full: &Path, bytes: &[u8]) -> Result<Option<FileStat>, MutateError> {
+    use std::io::Write;
+    let io = |source| RenderError::Io { path: full.to_path_buf(), source };
+    let created = !full.exists();
+    if let Some(dir) = full.parent() {
+        std::fs::create_dir_all(dir).map_err(io)?;
+    }
+    let mut f = std::fs::OpenOptions::new().create(true).append(true).open(full).map_err(io)?;
+    f.write_all(bytes).map_err(io)?;
+    f.sync_all().map_err(io)?;
+    let stat = f.metadata().ok().map(|m| FileStat::from_metadata(&m));
+    drop(f);
+    if created {
+        if let Some(dir) = full.parent().and_then(|d| std::fs::File::open(d).ok()) {
+            // Directory fsync is not supported everywhere; the file itself is flushed.
+            let _ = dir.sync_all();
+        }
+    }
+    Ok(stat)
 }
 
 /// Hits of one record.

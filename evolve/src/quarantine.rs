@@ -171,6 +171,25 @@ pub fn refresh_all(w: &mut WriteTxn, root: &Path) -> Result<Refresh, StoreError>
     apply(w, judged_now)
 }
 
+/// After an import that read only some files: judges the records it wrote (`changed`), as
+/// [`refresh_all`] judges every record. A record the import did not write has the text it had
+/// when it was last judged, so its flag stands.
+pub fn refresh_changed(
+    w: &mut WriteTxn,
+    root: &Path,
+    changed: &[evokb_store::CaseHash],
+) -> Result<Refresh, StoreError> {
+    let mut judged_now: Vec<Judged> = Vec::new();
+    for key in changed {
+        let Some(r) = w.record(key)? else { continue };
+        if judged(r.kind) {
+            let f = security_errors(&r, root);
+            judged_now.push((r, f));
+        }
+    }
+    apply(w, judged_now)
+}
+
 /// After `evokb lint`: the records lint found `KB-SEC-*` errors on, by id (from its findings);
 /// every flagged record not among them has passed and is lifted, every one among them is
 /// flagged. Returns `None` without writing when nothing would change, so a clean lint stays

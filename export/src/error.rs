@@ -110,6 +110,9 @@ pub enum RenderError {
     /// The derived rows of `stats.md` (hit table, metrics) could not be brought up to date.
     #[error("cannot update the derived rows of stats.md: {0}")]
     Derived(Box<MutateError>),
+    /// The store's layout cannot be read.
+    #[error(transparent)]
+    Layout(#[from] crate::layout::LayoutError),
     /// The store failed.
     #[error(transparent)]
     Store(#[from] StoreError),

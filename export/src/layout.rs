@@ -69,6 +69,33 @@ pub enum FileRole {
     SearchLog,
 }
 
+impl FileRole {
+    /// Whether files of this role only ever grow at the end while evokb writes them (the
+    /// search log): their content mark is a line chain that an append extends without reading
+    /// the file ([`evokb_store::filestate::line_mark`]).
+    pub fn append_only(self) -> bool {
+        matches!(self, FileRole::SearchLog)
+    }
+
+    /// The content mark of a file of this role: what the store's file sync mark holds for
+    /// these bytes.
+    pub fn content_mark(self, bytes: &[u8]) -> [u8; 32] {
+        if self.append_only() {
+            evokb_store::filestate::line_mark(bytes)
+        } else {
+            *blake3::hash(bytes).as_bytes()
+        }
+    }
+}
+
+impl Layout {
+    /// The content mark of the managed file at `path` (see [`FileRole::content_mark`]); a path
+    /// of no role is marked as a topic file would be.
+    pub fn content_mark(&self, path: &str, bytes: &[u8]) -> [u8; 32] {
+        self.role_of(path).unwrap_or(FileRole::Topic).content_mark(bytes)
+    }
+}
+
 /// A managed file: its path relative to the root (with `/`) and its format.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
 pub struct ManagedFile {

@@ -196,7 +196,7 @@ fn commit_change(
     let key = changed.case_hash();
     let mut overrides = HashMap::new();
     overrides.insert(key, changed);
-    commit_file(w, layout, &overrides)
+    commit_layout(w, layout, &overrides, true)
 }
 
 /// Renders `layout` with `overrides` in place of (or in addition to) stored records, parses the
@@ -207,7 +207,24 @@ pub fn commit_file(
     layout: FileLayout,
     overrides: &HashMap<CaseHash, Record>,
 ) -> Result<Vec<(Kind, String)>, MutateError> {
-    let checked = checked_parse(w, &layout, overrides)?;
+    commit_layout(w, layout, overrides, false)
+}
+
+/// [`commit_file`]; `stored` says that `layout` is the file's stored layout unchanged, so it
+/// is written back only if a record's key changed.
+fn commit_layout(
+    w: &mut WriteTxn,
+    layout: FileLayout,
+    overrides: &HashMap<CaseHash, Record>,
+    stored: bool,
+) -> Result<Vec<(Kind, String)>, MutateError> {
+    let (checked, layout_changed) = match windowed_check(w, &layout, overrides)? {
+        Some(checked) => {
+            let changed = !stored || checked.layout != layout;
+            (checked, changed)
+        }
+        None => (checked_parse(w, &layout, overrides)?, true),
+    };
     let mut changed = Vec::new();
     for (old_key, got) in &checked.records {
         let new_key = got.case_hash();
@@ -226,7 +243,9 @@ pub fn commit_file(
             changed.push((got.kind, got.id.clone()));
         }
     }
-    w.put_file(&checked.layout)?;
+    if layout_changed {
+        w.put_file(&checked.layout)?;
+    }
     Ok(changed)
 }
 
@@ -237,6 +256,62 @@ pub struct CheckedFile {
     pub records: Vec<(CaseHash, Record)>,
     /// The layout the parser gave.
     pub layout: FileLayout,
+}
+
+/// The check of [`checked_parse`] on a window around each changed record instead of the whole
+/// file, so a one-field change costs the same in a 20-row table as in a 100,000-row INDEX.md.
+///
+/// A window is the prose item before the record (the table header, the section heading), the
+/// record, and the item after it (so text that would swallow what follows is caught). Records
+/// are parsed independently of the records before them, so when the window splits into exactly
+/// the records it was rendered from, the whole file does too. Returns `None` when the fast
+/// check does not apply (new items, many changes) or does not pass; the caller then runs the
+/// full check, which gives the error.
+fn windowed_check(
+    src: &dyn RecordSource,
+    layout: &FileLayout,
+    overrides: &HashMap<CaseHash, Record>,
+) -> Result<Option<CheckedFile>, MutateError> {
+    const MAX_WINDOWS: usize = 8;
+    if overrides.len() > MAX_WINDOWS || layout.items.len() < 64 {
+        return Ok(None);
+    }
+    let mut positions = Vec::new();
+    for (pos, item) in layout.items.iter().enumerate() {
+        if let LayoutItem::Record(k) = item {
+            if overrides.contains_key(k) {
+                positions.push(pos);
+            }
+        }
+    }
+    if positions.len() != overrides.len() {
+        return Ok(None);
+    }
+    let mut new_layout = layout.clone();
+    let mut records = Vec::new();
+    for pos in positions {
+        let start = layout.items[..pos]
+            .iter()
+            .rposition(|i| matches!(i, LayoutItem::Prose(_)))
+            .unwrap_or(pos);
+        let mut items = Vec::new();
+        if start < pos {
+            items.push(layout.items[start].clone());
+        }
+        items.push(layout.items[pos].clone());
+        if let Some(next) = layout.items.get(pos + 1) {
+            items.push(next.clone());
+        }
+        let window = FileLayout { path: layout.path.clone(), items };
+        let Ok(checked) = checked_parse(src, &window, overrides) else { return Ok(None) };
+        let LayoutItem::Record(old_key) = &layout.items[pos] else { return Ok(None) };
+        let Some((_, got)) = checked.records.into_iter().find(|(k, _)| k == old_key) else {
+            return Ok(None);
+        };
+        new_layout.items[pos] = LayoutItem::Record(got.case_hash());
+        records.push((*old_key, got));
+    }
+    Ok(Some(CheckedFile { records, layout: new_layout }))
 }
 
 /// Renders `layout` from `src` with `overrides`, parses the text and checks that it splits into

@@ -19,7 +19,7 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::Path;
 
 use evokb_store::{
-    CaseHash, FileLayout, Kind, LayoutItem, Record, Segment, Store, SyncMark, WriteTxn,
+    CaseHash, FileLayout, FileStat, Kind, LayoutItem, Record, Segment, Store, SyncMark, WriteTxn,
 };
 
 use crate::derive::{self, DeriveRows};
@@ -57,14 +57,20 @@ pub struct ImportReport {
     pub counts: BTreeMap<Kind, u64>,
     /// Records that were new.
     pub added: usize,
+    /// The keys of the records this import wrote (new ones and ones taken from an edited
+    /// file), in the order it wrote them: what later checks of imported content must judge.
+    pub changed: Vec<CaseHash>,
     /// Records taken from an edited file.
     pub updated: usize,
     /// Records deleted because their file no longer has them.
     pub removed: usize,
     /// Records whose store version was kept over an unchanged file.
     pub kept_store: usize,
-    /// Managed files read.
+    /// Managed files found (read or skipped).
     pub files: usize,
+    /// Managed files not read: their stat fingerprints prove them unchanged since the last
+    /// sync.
+    pub skipped: usize,
     /// Warnings found while parsing.
     pub warnings: Vec<Diagnostic>,
 }
@@ -73,16 +79,21 @@ pub struct ImportReport {
 pub struct ReadFile {
     /// Which file.
     pub file: ManagedFile,
-    /// blake3 of its bytes.
+    /// Its content mark ([`crate::layout::FileRole::content_mark`] of its bytes).
     pub bytes_hash: [u8; 32],
+    /// Its stat fingerprint, when the file did not change while it was read.
+    pub stat: Option<FileStat>,
     /// Its parse.
     pub parsed: ParsedFile,
 }
 
 /// Everything the importer read from a knowledge base.
 pub struct ReadKb {
-    /// The managed markdown and jsonl files.
+    /// The managed markdown and jsonl files that were read.
     pub files: Vec<ReadFile>,
+    /// Managed files not read because their stat fingerprint proves them unchanged since the
+    /// last sync (see [`read_kb_since`]).
+    pub skipped: Vec<ManagedFile>,
     /// One record per repro script.
     pub repros: Vec<Record>,
     /// Warnings.
@@ -92,6 +103,18 @@ pub struct ReadKb {
 /// Reads and parses every managed file under `root`. Fails with every error found, so a user
 /// fixes them all in one go.
 pub fn read_kb(root: &Path, layout: &Layout) -> Result<ReadKb, ImportError> {
+    read_kb_since(root, layout, &|_| None)
+}
+
+/// [`read_kb`], except that a file whose stat fingerprint `known(path)` vouches for (same
+/// size, inode and times, taken well after its last change: [`FileStat::vouches_for`]) is
+/// not read but listed in [`ReadKb::skipped`]. This is what keeps an import after a one-file
+/// edit from reading the other files, as git's index does.
+pub fn read_kb_since(
+    root: &Path,
+    layout: &Layout,
+    known: &dyn Fn(&str) -> Option<FileStat>,
+) -> Result<ReadKb, ImportError> {
     let io = |path: &Path| {
         let path = path.to_path_buf();
         move |source| ImportError::Io { path, source }
@@ -99,13 +122,32 @@ pub fn read_kb(root: &Path, layout: &Layout) -> Result<ReadKb, ImportError> {
     let managed = layout.discover(root).map_err(io(root))?;
     let mut diags = Vec::new();
     let mut files = Vec::new();
+    let mut skipped = Vec::new();
     for mf in managed {
+        let full = root.join(&mf.path);
+        // Taken before the read: if the file changes while it is read, the two differ and no
+        // fingerprint is kept, so the next import reads it again.
+        let before = std::fs::symlink_metadata(&full)
+            .ok()
+            .filter(|m| m.file_type().is_file())
+            .map(|m| FileStat::from_metadata(&m));
+        if let (Some(now), Some(old)) = (&before, known(&mf.path)) {
+            if old.vouches_for(now) {
+                skipped.push(mf);
+                continue;
+            }
+        }
         let bytes = match read_managed(root, &mf.path) {
             Ok(b) => b,
             Err(msg) => {
                 diags.push(Diagnostic::error(&mf.path, 0, msg));
                 continue;
             }
+        };
+        let after = std::fs::symlink_metadata(&full).ok().map(|m| FileStat::from_metadata(&m));
+        let stat = match (before, after) {
+            (Some(b), Some(a)) if b.same_as(&a) => Some(b),
+            _ => None,
         };
         let text = match decode_utf8(&bytes) {
             Ok(t) => t,
@@ -116,7 +158,8 @@ pub fn read_kb(root: &Path, layout: &Layout) -> Result<ReadKb, ImportError> {
         };
         let (parsed, d) = parse_file(mf.role, &mf.path, text);
         diags.extend(d);
-        files.push(ReadFile { file: mf, bytes_hash: *blake3::hash(&bytes).as_bytes(), parsed });
+        let bytes_hash = mf.role.content_mark(&bytes);
+        files.push(ReadFile { file: mf, bytes_hash, stat, parsed });
     }
     let mut repros = Vec::new();
     for path in layout.discover_repros(root).map_err(io(root))? {
@@ -130,7 +173,7 @@ pub fn read_kb(root: &Path, layout: &Layout) -> Result<ReadKb, ImportError> {
     if !errors.is_empty() {
         return Err(ImportError::Invalid { diagnostics: errors });
     }
-    Ok(ReadKb { files, repros, warnings })
+    Ok(ReadKb { files, skipped, repros, warnings })
 }
 
 /// The record of a repro script: its path, content hash, size and line count.
@@ -198,8 +241,13 @@ pub fn import_in(
     opts: ImportOptions,
 ) -> Result<ImportReport, ImportError> {
     let layout = Layout::load(root)?;
+    let layout_changed = Layout::of(&*txn).ok().as_ref() != Some(&layout);
     layout.store_in(txn)?;
-    let kb = read_kb(root, &layout)?;
+    // A changed layout may give a path another role (and its content mark another function):
+    // then every file is read.
+    let known = |path: &str| if layout_changed { None } else { txn.file_stat(path).ok().flatten() };
+    let kb = read_kb_since(root, &layout, &known)?;
+    check_ids_against_skipped(&kb, &*txn)?;
     // Counted against the store as it was before this import, in the same transaction.
     let structural = crate::loss::structural_warnings_of(&kb, &*txn)?;
     if opts.strict && !structural.is_empty() {
@@ -207,7 +255,12 @@ pub fn import_in(
     }
     let mut warnings = structural;
     warnings.extend(kb.warnings.iter().cloned());
-    let mut report = ImportReport { files: kb.files.len(), warnings, ..Default::default() };
+    let mut report = ImportReport {
+        files: kb.files.len() + kb.skipped.len(),
+        skipped: kb.skipped.len(),
+        warnings,
+        ..Default::default()
+    };
     let mut conflicts = Vec::new();
     let mut resolved = Vec::new();
     let parsed_keys: HashSet<CaseHash> = kb
@@ -218,20 +271,28 @@ pub fn import_in(
     for f in &kb.files {
         let path = f.file.path.as_str();
         if txn.file_sync(path)?.is_some_and(|m| m.text_hash == f.bytes_hash) {
-            // Unchanged since the last sync: the store's version of this file stands.
+            // Unchanged since the last sync: the store's version of this file stands. Its
+            // fingerprint is refreshed, so the next import need not read it.
+            remember_stat(txn, path, f.stat.as_ref())?;
             continue;
         }
         import_file(txn, f, &parsed_keys, opts, &mut report, &mut conflicts, &mut resolved)?;
         txn.set_file_sync(path, SyncMark { text_hash: f.bytes_hash })?;
+        remember_stat(txn, path, f.stat.as_ref())?;
     }
     sync_repros(txn, &kb.repros)?;
     // A managed file the store holds but the disk lacks is kept, not taken for a deletion of
     // every record in it: the next render writes it again.
-    let on_disk: HashSet<&str> = kb.files.iter().map(|f| f.file.path.as_str()).collect();
-    for layout in txn.files()? {
-        if !on_disk.contains(layout.path.as_str()) {
+    let on_disk: HashSet<&str> = kb
+        .files
+        .iter()
+        .map(|f| f.file.path.as_str())
+        .chain(kb.skipped.iter().map(|m| m.path.as_str()))
+        .collect();
+    for path in txn.file_paths()? {
+        if !on_disk.contains(path.as_str()) {
             report.warnings.push(Diagnostic::warning(
-                &layout.path,
+                &path,
                 0,
                 "the file is missing on disk; the store keeps its records and 'evokb render' writes it again",
             ));
@@ -243,6 +304,53 @@ pub fn import_in(
     follow_resolved_entries(txn, &resolved)?;
     report.counts = txn.counts()?;
     Ok(report)
+}
+
+/// Keeps a file's stat fingerprint (or forgets a stale one, when the file changed while it was
+/// read), writing only when it differs from the stored one.
+fn remember_stat(
+    txn: &mut WriteTxn,
+    path: &str,
+    stat: Option<&FileStat>,
+) -> Result<(), ImportError> {
+    match stat {
+        Some(st) if txn.file_stat(path)?.as_ref() != Some(st) => txn.set_file_stat(path, st)?,
+        None if txn.file_stat(path)?.is_some() => txn.clear_file_stat(path)?,
+        _ => {}
+    }
+    Ok(())
+}
+
+/// A record of a file that was read which the store places in a file that was skipped (so
+/// still holds it, unchanged) is an id defined twice: the error [`read_kb`] gives when it reads
+/// both files.
+fn check_ids_against_skipped(kb: &ReadKb, txn: &WriteTxn) -> Result<(), ImportError> {
+    if kb.skipped.is_empty() {
+        return Ok(());
+    }
+    let skipped: HashSet<&str> = kb.skipped.iter().map(|m| m.path.as_str()).collect();
+    let mut diags = Vec::new();
+    for f in &kb.files {
+        for pr in &f.parsed.records {
+            let rec = &pr.record;
+            let Some(stored) = txn.record(&rec.case_hash())? else { continue };
+            if stored.file != rec.file && skipped.contains(stored.file.as_str()) {
+                diags.push(Diagnostic::error(
+                    &rec.file,
+                    pr.line,
+                    format!(
+                        "duplicate {} id '{}': also defined in {}, which is unchanged since the last import",
+                        rec.kind, rec.id, stored.file
+                    ),
+                ));
+            }
+        }
+    }
+    if diags.is_empty() {
+        Ok(())
+    } else {
+        Err(ImportError::Invalid { diagnostics: diags })
+    }
 }
 
 /// After `--prefer` settled a conflict on an entry, its INDEX row must say what the entry now
@@ -285,6 +393,7 @@ fn import_file(
             txn.put_record(rec)?;
             txn.set_record_sync(&key, mark)?;
             report.added += 1;
+            report.changed.push(key);
             continue;
         };
         if stored == *rec {
@@ -299,9 +408,11 @@ fn import_file(
         } else if !store_changed {
             txn.put_record(rec)?;
             report.updated += 1;
+            report.changed.push(key);
         } else if opts.prefer == Some(Prefer::File) {
             txn.put_record(rec)?;
             report.updated += 1;
+            report.changed.push(key);
             resolved.push(key);
         } else if opts.prefer == Some(Prefer::Store) {
             report.kept_store += 1;
@@ -389,8 +500,8 @@ fn merge_kept(new: &mut FileLayout, old: &FileLayout, kept: &HashSet<CaseHash>) 
 
 fn sync_repros(txn: &mut WriteTxn, repros: &[Record]) -> Result<(), ImportError> {
     let current: HashSet<CaseHash> = repros.iter().map(Record::case_hash).collect();
-    for rec in txn.records()? {
-        if rec.kind == Kind::Repro && !current.contains(&rec.case_hash()) {
+    for rec in txn.records_of_kind(Kind::Repro)? {
+        if !current.contains(&rec.case_hash()) {
             txn.delete_record(&rec.case_hash())?;
         }
     }
@@ -480,14 +591,16 @@ pub fn render_in_place(
     let plan = derive.plan(&w)?;
     derive::apply(&mut w, &plan)?;
     let files = render_all(&w)?;
+    let layout = Layout::of(&w)?;
+    let content_mark = |path: &str, bytes: &[u8]| layout.content_mark(path, bytes);
     let mut report = RenderReport::default();
     let mut to_write: Vec<(&RenderedFile, Option<[u8; 32]>)> = Vec::new();
     let mut to_mark: Vec<&RenderedFile> = Vec::new();
     let mut refused = Vec::new();
     for f in &files {
         let disk = read_optional(root, &f.path)?;
-        let disk_hash = disk.as_deref().map(|d| *blake3::hash(d).as_bytes());
-        let rendered_hash = *blake3::hash(f.text.as_bytes()).as_bytes();
+        let disk_hash = disk.as_deref().map(|d| content_mark(&f.path, d));
+        let rendered_hash = content_mark(&f.path, f.text.as_bytes());
         let mark = w.file_sync(&f.path)?.map(|m| m.text_hash);
         match disk {
             Some(d) if d == f.text.as_bytes() => {
@@ -496,7 +609,7 @@ pub fn render_in_place(
                     to_mark.push(f);
                 }
             }
-            Some(d) if !force && mark != Some(*blake3::hash(&d).as_bytes()) => {
+            Some(_) if !force && mark != disk_hash => {
                 refused.push(f.path.clone());
             }
             _ => to_write.push((f, disk_hash)),
@@ -521,7 +634,7 @@ pub fn render_in_place(
         // A person may save the file between the comparison above and this write: look again
         // right before replacing it, and refuse rather than overwrite their edit. Files
         // written so far match the store, so the next import takes them as unchanged.
-        let now = read_optional(root, &f.path)?.map(|d| *blake3::hash(&d).as_bytes());
+        let now = read_optional(root, &f.path)?.map(|d| content_mark(&f.path, &d));
         if now != *seen && !force {
             return Err(RenderError::EditedOnDisk { files: vec![f.path.clone()] });
         }
@@ -529,10 +642,13 @@ pub fn render_in_place(
         report.written.push(f.path.clone());
     }
     for f in to_write.iter().map(|(f, _)| f).chain(&to_mark) {
-        w.set_file_sync(
-            &f.path,
-            SyncMark { text_hash: *blake3::hash(f.text.as_bytes()).as_bytes() },
-        )?;
+        w.set_file_sync(&f.path, SyncMark { text_hash: content_mark(&f.path, f.text.as_bytes()) })?;
+        // Taken after the write, so racy until the clock moves on: the next import reads the
+        // file once more and then trusts the fingerprint it takes.
+        match FileStat::of(&root.join(&f.path)) {
+            Some(st) => w.set_file_stat(&f.path, &st)?,
+            None => w.clear_file_stat(&f.path)?,
+        }
     }
     for (key, mark) in record_marks {
         w.set_record_sync(&key, mark)?;

@@ -109,14 +109,18 @@ pub fn search(
 pub fn hits(root: Option<&Path>, since: Option<&str>, json_out: bool) -> CmdResult {
     let root = root::find(root)?;
     let store = root::open_for_reading(&root)?;
-    let records = store.read()?.records()?;
-    let counts = hit_counts(&records, since);
-    let mut zero: Vec<&str> = records
-        .iter()
-        .filter(|r| evokb_export::kinds::info(r.kind).hit_target)
-        .map(|r| r.id.as_str())
-        .filter(|id| !counts.iter().any(|c| c.id == *id))
-        .collect();
+    let txn = store.read()?;
+    // Only the search events and the records a hit can name are read, each once.
+    let counts = hit_counts(&txn.records_of_kind(evokb_store::Kind::SearchEvent)?, since);
+    let counted: std::collections::HashSet<&str> = counts.iter().map(|c| c.id.as_str()).collect();
+    let mut zero: Vec<String> = Vec::new();
+    for kind in evokb_export::kinds::kinds_where(|i| i.hit_target) {
+        for r in txn.records_of_kind(kind)? {
+            if !counted.contains(r.id.as_str()) {
+                zero.push(r.id);
+            }
+        }
+    }
     zero.sort_unstable();
     if json_out {
         print_json(&json!({"entries": counts, "zero_hit": zero}))?;

@@ -61,12 +61,14 @@ pub fn import(
     let mut txn = store.write()?;
     let report = evokb_export::sync::import_in(&mut txn, &root, ImportOptions { prefer, strict })?;
     // A hand-edited record with a KB-SEC error is imported, but quarantined (issue #10).
-    let quarantine = evokb_evolve::quarantine::refresh_all(&mut txn, &root)?;
+    // Only what the import wrote is judged: the other records' texts are as last judged.
+    let quarantine = evokb_evolve::quarantine::refresh_changed(&mut txn, &root, &report.changed)?;
     txn.commit()?;
     if json_out {
         print_json(&json!({
             "records": counts_json(&report.counts),
             "files": report.files,
+            "files_read": report.files - report.skipped,
             "added": report.added,
             "updated": report.updated,
             "removed": report.removed,
@@ -80,6 +82,13 @@ pub fn import(
             "imported {} files: {} added, {} updated, {} removed, {} kept from the store\n",
             report.files, report.added, report.updated, report.removed, report.kept_store
         );
+        if report.skipped > 0 {
+            let _ = writeln!(
+                out,
+                "{} of them unchanged since the last sync (size, inode and times match) and not read",
+                report.skipped
+            );
+        }
         out.push_str(&counts_text(&report.counts));
         for id in &quarantine.flagged {
             let _ = writeln!(

@@ -13,6 +13,7 @@ use redb::{ReadableDatabase, ReadableTable, ReadableTableMetadata, TableDefiniti
 
 use crate::codec;
 use crate::error::{BusyError, OpenError, StoreError};
+use crate::filestate::FileStat;
 use crate::index::Indexer;
 use crate::record::{CaseHash, FileLayout, Kind, LayoutItem, Record, Segment, SyncMark};
 
@@ -24,6 +25,21 @@ const RECORD_SYNC: TableDefinition<[u8; 32], [u8; 32]> = TableDefinition::new("r
 const FILES: TableDefinition<&str, &[u8]> = TableDefinition::new("files");
 /// The byte hash of each managed file as last imported or rendered in place.
 const FILE_SYNC: TableDefinition<&str, [u8; 32]> = TableDefinition::new("file_sync");
+/// Records appended to a file after its stored layout, in order: `(path, sequence)` → case
+/// hash. A search appends its event here, so recording a hit never rewrites the search log's
+/// layout; [`WriteTxn::put_file`] folds the tail back into the layout.
+const FILE_TAIL: TableDefinition<(&str, u64), [u8; 32]> = TableDefinition::new("file_tail");
+/// The stat fingerprint of each managed file as last imported, rendered or appended to (see
+/// [`crate::filestate`]); machine-local, like the sync marks, and not part of the digest.
+const FILE_STAT: TableDefinition<&str, [u8; crate::filestate::FILE_STAT_LEN]> =
+    TableDefinition::new("file_stat");
+/// The records of each kind: `(kind tag, case hash)` → nothing. Derived from the records table
+/// (maintained by [`WriteTxn::put_record`] and [`WriteTxn::delete_record`]), so a command that
+/// needs the repro scripts or the search events reads those, not every record.
+const BY_KIND: TableDefinition<(&str, [u8; 32]), ()> = TableDefinition::new("idx.by_kind");
+/// The META key present once [`BY_KIND`] holds every record (stores written before it existed
+/// get it built by their next write transaction).
+const BY_KIND_READY: &str = "by_kind.v1";
 /// Store-wide settings, such as the format version.
 const META: TableDefinition<&str, &[u8]> = TableDefinition::new("meta");
 
@@ -363,14 +379,16 @@ impl Store {
         loop {
             match db.try_begin_write() {
                 Ok(txn) => {
-                    return Ok(WriteTxn {
+                    let mut w = WriteTxn {
                         txn,
                         indexer: self.indexer.clone(),
                         dirty: Default::default(),
                         dirty_search: Default::default(),
                         search_dir: self.dir.join(SEARCH_DIR),
                         stamp_dir: self.trusted.then(|| self.dir.clone()),
-                    })
+                    };
+                    w.ensure_by_kind()?;
+                    return Ok(w);
                 }
                 Err(redb::TransactionError::WouldBlock) => {
                     let waited = start.elapsed();
@@ -619,6 +637,29 @@ macro_rules! read_methods {
             Ok(out)
         }
 
+        /// Every record of `kind`, in key order.
+        pub fn records_of_kind(&self, kind: Kind) -> Result<Vec<Record>, StoreError> {
+            if !self.by_kind_ready()? {
+                return Ok(self.records()?.into_iter().filter(|r| r.kind == kind).collect());
+            }
+            let keys = self.txn.open_table(BY_KIND)?;
+            let records = self.txn.open_table(RECORDS)?;
+            let mut out = Vec::new();
+            for row in keys.range((kind.tag(), [0u8; 32])..=(kind.tag(), [0xffu8; 32]))? {
+                let key = row?.0.value().1;
+                if let Some(v) = records.get(key)? {
+                    out.push(decode_record(&key, v.value())?);
+                }
+            }
+            Ok(out)
+        }
+
+        fn by_kind_ready(&self) -> Result<bool, StoreError> {
+            let meta = self.txn.open_table(META)?;
+            let ready = meta.get(BY_KIND_READY)?.is_some();
+            Ok(ready)
+        }
+
         /// The sync mark of the record under `key`.
         pub fn record_sync(&self, key: &CaseHash) -> Result<Option<SyncMark>, StoreError> {
             let table = self.txn.open_table(RECORD_SYNC)?;
@@ -626,25 +667,68 @@ macro_rules! read_methods {
             Ok(res)
         }
 
-        /// The layout of the managed file at `path`.
+        /// The layout of the managed file at `path`, records appended since included.
         pub fn file(&self, path: &str) -> Result<Option<FileLayout>, StoreError> {
             let table = self.txn.open_table(FILES)?;
-            let res = match table.get(path)? {
+            let mut res = match table.get(path)? {
                 Some(v) => Some(decode_layout(path, v.value())?),
                 None => None,
             };
+            if let Some(layout) = &mut res {
+                layout.items.extend(self.file_tail(path)?.into_iter().map(LayoutItem::Record));
+            }
             Ok(res)
         }
 
-        /// Every file layout, in path order.
+        /// Every file layout, in path order, records appended since included.
         pub fn files(&self) -> Result<Vec<FileLayout>, StoreError> {
             let table = self.txn.open_table(FILES)?;
             let mut out = Vec::new();
             for row in table.iter()? {
                 let (k, v) = row?;
-                out.push(decode_layout(k.value(), v.value())?);
+                let mut layout = decode_layout(k.value(), v.value())?;
+                layout.items.extend(self.file_tail(k.value())?.into_iter().map(LayoutItem::Record));
+                out.push(layout);
             }
             Ok(out)
+        }
+
+        /// The records appended to the file at `path` since its layout was last stored, in
+        /// order (see [`WriteTxn::append_to_file`]).
+        pub fn file_tail(&self, path: &str) -> Result<Vec<CaseHash>, StoreError> {
+            let table = match self.txn.open_table(FILE_TAIL) {
+                Ok(t) => t,
+                Err(redb::TableError::TableDoesNotExist(_)) => return Ok(Vec::new()),
+                Err(err) => return Err(err.into()),
+            };
+            let mut out = Vec::new();
+            for row in table.range((path, 0)..=(path, u64::MAX))? {
+                out.push(CaseHash(row?.1.value()));
+            }
+            Ok(out)
+        }
+
+        /// Whether records were appended to the file at `path` since its layout was stored:
+        /// then its last item is the last record appended, which ends with a newline.
+        pub fn has_file_tail(&self, path: &str) -> Result<bool, StoreError> {
+            let table = match self.txn.open_table(FILE_TAIL) {
+                Ok(t) => t,
+                Err(redb::TableError::TableDoesNotExist(_)) => return Ok(false),
+                Err(err) => return Err(err.into()),
+            };
+            let first = table.range((path, 0)..=(path, u64::MAX))?.next().transpose()?;
+            Ok(first.is_some())
+        }
+
+        /// The stat fingerprint of the managed file at `path` as last synced.
+        pub fn file_stat(&self, path: &str) -> Result<Option<FileStat>, StoreError> {
+            let table = match self.txn.open_table(FILE_STAT) {
+                Ok(t) => t,
+                Err(redb::TableError::TableDoesNotExist(_)) => return Ok(None),
+                Err(err) => return Err(err.into()),
+            };
+            let res = table.get(path)?.map(|v| FileStat::decode(&v.value()));
+            Ok(res)
         }
 
         /// The sync mark of the managed file at `path`.
@@ -726,10 +810,31 @@ macro_rules! read_methods {
         /// The number of records of each kind (kinds without records are left out).
         pub fn counts(&self) -> Result<BTreeMap<Kind, u64>, StoreError> {
             let mut counts = BTreeMap::new();
-            for rec in self.records()? {
-                *counts.entry(rec.kind).or_insert(0) += 1;
+            if !self.by_kind_ready()? {
+                for rec in self.records()? {
+                    *counts.entry(rec.kind).or_insert(0) += 1;
+                }
+                return Ok(counts);
+            }
+            // Keys only: no record is read or decoded.
+            let keys = self.txn.open_table(BY_KIND)?;
+            for &kind in Kind::ALL {
+                let n = keys.range((kind.tag(), [0u8; 32])..=(kind.tag(), [0xffu8; 32]))?.count();
+                if n > 0 {
+                    counts.insert(kind, n as u64);
+                }
             }
             Ok(counts)
+        }
+
+        /// The paths of every file layout, in path order (no layout is decoded).
+        pub fn file_paths(&self) -> Result<Vec<String>, StoreError> {
+            let table = self.txn.open_table(FILES)?;
+            let mut out = Vec::new();
+            for row in table.iter()? {
+                out.push(row?.0.value().to_string());
+            }
+            Ok(out)
         }
 
         /// A digest of the store's content: records, file layouts and collections, not sync
@@ -869,11 +974,35 @@ impl WriteTxn {
         self.txn.open_table(RECORD_SYNC)?;
         self.txn.open_table(FILES)?;
         self.txn.open_table(FILE_SYNC)?;
+        self.txn.open_table(FILE_TAIL)?;
+        self.txn.open_table(FILE_STAT)?;
         self.txn.open_table(crate::query::ROWS)?;
         self.txn.open_table(crate::query::FACETS)?;
         self.txn.open_table(crate::query::BY_FILE)?;
+        self.txn.open_table(BY_KIND)?;
         let mut meta = self.txn.open_table(META)?;
         meta.insert(FORMAT_KEY, STORE_FORMAT.to_be_bytes().as_slice())?;
+        meta.insert(BY_KIND_READY, [1u8].as_slice())?;
+        Ok(())
+    }
+
+    /// Builds the kind index of a store written before it existed (once: afterwards every
+    /// write keeps it), or after [`WriteTxn::rebuild_index`] emptied it.
+    fn ensure_by_kind(&mut self) -> Result<(), StoreError> {
+        if self.by_kind_ready()? {
+            return Ok(());
+        }
+        self.txn.delete_table(BY_KIND)?;
+        let mut keys = self.txn.open_table(BY_KIND)?;
+        let records = self.txn.open_table(RECORDS)?;
+        for row in records.iter()? {
+            let (k, v) = row?;
+            let key = k.value();
+            let rec = decode_record(&key, v.value())?;
+            keys.insert((rec.kind.tag(), key), ())?;
+        }
+        drop((keys, records));
+        self.txn.open_table(META)?.insert(BY_KIND_READY, [1u8].as_slice())?;
         Ok(())
     }
 
@@ -906,6 +1035,8 @@ impl WriteTxn {
         }
         self.txn.delete_table(crate::query::ROWS)?;
         self.txn.open_table(crate::query::ROWS)?;
+        self.txn.open_table(META)?.remove(BY_KIND_READY)?;
+        self.ensure_by_kind()?;
         let files = self.files()?;
         let n = files.len();
         for layout in files {
@@ -919,12 +1050,20 @@ impl WriteTxn {
         let mut table = self.txn.open_table(RECORDS)?;
         // Only entries are in the facet index: other records never make a file dirty, which
         // keeps a hit (one search event) from re-reading the whole search log at commit.
-        if let Some(old) = table.insert(rec.case_hash().0, codec::encode(rec).as_slice())? {
-            if let Ok(old) = codec::decode::<Record>(old.value()) {
+        let key = rec.case_hash();
+        let replaced =
+            table.insert(key.0, codec::encode(rec).as_slice())?.map(|v| v.value().to_vec());
+        drop(table);
+        let is_new = replaced.is_none();
+        if let Some(old) = replaced {
+            if let Ok(old) = codec::decode::<Record>(&old) {
                 if self.indexer.queryable(old.kind) {
                     self.dirty.insert(old.file);
                 }
             }
+        }
+        if is_new {
+            self.txn.open_table(BY_KIND)?.insert((rec.kind.tag(), key.0), ())?;
         }
         if self.indexer.queryable(rec.kind) {
             self.dirty.insert(rec.file.clone());
@@ -940,6 +1079,7 @@ impl WriteTxn {
         let old = self.txn.open_table(RECORDS)?.remove(key.0)?.map(|v| v.value().to_vec());
         let existed = old.is_some();
         if let Some(rec) = old.and_then(|b| codec::decode::<Record>(&b).ok()) {
+            self.txn.open_table(BY_KIND)?.remove((rec.kind.tag(), key.0))?;
             if self.indexer.searchable(rec.kind) {
                 self.dirty_search.insert(*key);
             }
@@ -957,11 +1097,13 @@ impl WriteTxn {
         Ok(())
     }
 
-    /// Inserts or replaces a file layout.
+    /// Inserts or replaces a file layout (records appended to the file since are part of the
+    /// old layout: `layout` replaces them too).
     pub fn put_file(&mut self, layout: &FileLayout) -> Result<(), StoreError> {
         let mut table = self.txn.open_table(FILES)?;
         table.insert(layout.path.as_str(), codec::encode(layout).as_slice())?;
         drop(table);
+        self.clear_file_tail(&layout.path)?;
         // A new layout moves the lines of the entries the file already holds.
         if self.has_indexed_entries(&layout.path)? {
             self.dirty.insert(layout.path.clone());
@@ -973,6 +1115,8 @@ impl WriteTxn {
     pub fn delete_file(&mut self, path: &str) -> Result<(), StoreError> {
         self.txn.open_table(FILES)?.remove(path)?;
         self.txn.open_table(FILE_SYNC)?.remove(path)?;
+        self.txn.open_table(FILE_STAT)?.remove(path)?;
+        self.clear_file_tail(path)?;
         if self.has_indexed_entries(path)? {
             self.dirty.insert(path.to_string());
         }
@@ -990,6 +1134,39 @@ impl WriteTxn {
     /// Records that the file at `path` matched its markdown with this byte hash.
     pub fn set_file_sync(&mut self, path: &str, mark: SyncMark) -> Result<(), StoreError> {
         self.txn.open_table(FILE_SYNC)?.insert(path, mark.text_hash)?;
+        Ok(())
+    }
+
+    /// Records the stat fingerprint of the file at `path` as it matched the store.
+    pub fn set_file_stat(&mut self, path: &str, stat: &FileStat) -> Result<(), StoreError> {
+        self.txn.open_table(FILE_STAT)?.insert(path, stat.encode())?;
+        Ok(())
+    }
+
+    /// Forgets the stat fingerprint of the file at `path`, so the next import reads it.
+    pub fn clear_file_stat(&mut self, path: &str) -> Result<(), StoreError> {
+        self.txn.open_table(FILE_STAT)?.remove(path)?;
+        Ok(())
+    }
+
+    /// Appends the record under `key` to the end of the file at `path`, which must have a
+    /// layout: the cost is one table insert, whatever the file's size.
+    pub fn append_to_file(&mut self, path: &str, key: &CaseHash) -> Result<(), StoreError> {
+        if self.txn.open_table(FILES)?.get(path)?.is_none() {
+            self.put_file(&FileLayout { path: path.into(), items: Vec::new() })?;
+        }
+        let mut tail = self.txn.open_table(FILE_TAIL)?;
+        let next = match tail.range((path, 0)..=(path, u64::MAX))?.next_back().transpose()? {
+            Some((k, _)) => k.value().1 + 1,
+            None => 0,
+        };
+        tail.insert((path, next), key.0)?;
+        Ok(())
+    }
+
+    fn clear_file_tail(&mut self, path: &str) -> Result<(), StoreError> {
+        let mut tail = self.txn.open_table(FILE_TAIL)?;
+        tail.retain_in((path, 0)..=(path, u64::MAX), |_, _| false)?;
         Ok(())
     }
 

@@ -35,6 +35,7 @@
 pub mod codec;
 mod db;
 mod error;
+pub mod filestate;
 pub mod index;
 pub mod query;
 pub mod record;
@@ -46,6 +47,7 @@ pub use db::{
     DB_FILE, DEFAULT_LOCK_WAIT, STORE_FORMAT,
 };
 pub use error::{BusyError, Error, OpenError, StoreError};
+pub use filestate::FileStat;
 pub use index::{Indexer, NoIndex};
 pub use query::{Filter, QueryRow};
 pub use record::{hex, CaseHash, FileLayout, Kind, LayoutItem, Record, Segment, SyncMark};

@@ -144,15 +144,39 @@ pub fn entry_id(i: usize, topic: &str) -> String {
     format!("{prefix}-{i}-synthetic-{topic}")
 }
 
-/// Writes a synthetic knowledge base with `n_entries` entries under `root`.
+/// Writes a synthetic knowledge base with `n_entries` entries under `root`, in one topic file
+/// per topic.
 pub fn write_kb(root: &Path, n_entries: usize, seed: u64) -> std::io::Result<()> {
+    write_kb_shaped(root, n_entries, seed, 1)
+}
+
+/// [`write_kb`] with `files_per_topic` topic files per topic (`attention-0000.md`, …), the
+/// entries dealt round-robin: the shape of a large real library, many files of a few dozen
+/// entries each, rather than a few huge ones. With 1 the files and bytes are [`write_kb`]'s.
+pub fn write_kb_shaped(
+    root: &Path,
+    n_entries: usize,
+    seed: u64,
+    files_per_topic: usize,
+) -> std::io::Result<()> {
     let mut rng = Rng::new(seed);
-    let mut topics: Vec<String> =
-        TOPICS.iter().map(|t| format!("# {t}\n\n> 合成主题文件（synthetic）。\n")).collect();
-    let mut index_rows: Vec<String> = vec![String::new(); TOPICS.len()];
+    let per = files_per_topic.max(1);
+    let n_files = TOPICS.len() * per;
+    let file_name = |f: usize| {
+        let topic = TOPICS[f % TOPICS.len()];
+        if per == 1 {
+            topic.to_string()
+        } else {
+            format!("{topic}-{:04}", f / TOPICS.len())
+        }
+    };
+    let mut topics: Vec<String> = (0..n_files)
+        .map(|f| format!("# {}\n\n> 合成主题文件（synthetic）。\n", file_name(f)))
+        .collect();
+    let mut index_rows: Vec<String> = vec![String::new(); n_files];
     for i in 0..n_entries {
-        let t = i % TOPICS.len();
-        let topic = TOPICS[t];
+        let t = i % n_files;
+        let topic = TOPICS[t % TOPICS.len()];
         let id = entry_id(i, topic);
         let title = rng.sentence(4);
         let status = if rng.below(10) == 0 { "stale" } else { "verified" };
@@ -172,11 +196,12 @@ pub fn write_kb(root: &Path, n_entries: usize, seed: u64) -> std::io::Result<()>
     let pl = root.join(PL_DIR);
     std::fs::create_dir_all(&pl)?;
     let mut index = String::from("# 合成索引\n\n## 4. 条目索引\n");
-    for (t, topic) in TOPICS.iter().enumerate() {
-        std::fs::write(pl.join(format!("{topic}.md")), &topics[t])?;
+    for (t, text) in topics.iter().enumerate() {
+        let name = file_name(t);
+        std::fs::write(pl.join(format!("{name}.md")), text)?;
         let _ = write!(
             index,
-            "\n### {topic}.md — 合成\n\n| ID | 一句话 | 状态 |\n|----|--------|------|\n{}",
+            "\n### {name}.md — 合成\n\n| ID | 一句话 | 状态 |\n|----|--------|------|\n{}",
             index_rows[t]
         );
     }

@@ -28,13 +28,21 @@ struct Args {
     /// The random seed
     #[arg(long, default_value_t = 1)]
     seed: u64,
+    /// Topic files per topic (7 topics); e.g. 715 gives ~5,000 files of ~20 entries at 100k
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..=100_000))]
+    files_per_topic: u64,
     /// Where to write it
     dir: PathBuf,
 }
 
 fn main() -> ExitCode {
     let args = Args::parse();
-    match evokb_synth::write_kb(&args.dir, args.entries, args.seed) {
+    match evokb_synth::write_kb_shaped(
+        &args.dir,
+        args.entries,
+        args.seed,
+        args.files_per_topic as usize,
+    ) {
         Ok(()) => {
             println!(
                 "wrote a synthetic knowledge base with {} entries to {}",

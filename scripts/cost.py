@@ -1,0 +1,250 @@
+#!/usr/bin/env python3
+"""Whole-process cost of every issue-15 figure, side by side with a baseline run alongside.
+
+    python3 scripts/cost.py                      # 10k entries, 7 runs per figure
+    python3 scripts/cost.py --entries 100000 --runs 5
+    python3 scripts/cost.py --entries 1000 --entries 10000 --entries 100000
+
+Builds the release binaries (evokb, evokb-synth) unless --evokb/--synth are given, generates a
+synthetic knowledge base in the real format with evokb-synth, grows its search log to
+--log-events lines, and times each command and its baseline alternately (evokb, baseline,
+evokb, baseline, ...) so the machine's drift hits both alike. Prints medians, the ratio to the
+baseline, CPU time (user+sys of the children) and peak RSS for the one-shot commands. Nothing
+is asserted: the figures are printed, and the issue's targets next to them.
+
+Baselines: `cat` of every managed file (the floor of anything that reads them all), `grep -rlE`
+over the topic files (what an agent would do without evokb), a per-entry `awk` filter, a
+naive BM25 in Python over the same entries (scripts/bm25_naive.py), and `true` (process start).
+"""
+import argparse
+import json
+import os
+import resource
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+LOG_REL = ".agents/evolution/kb_search_log.jsonl"
+
+
+def run(cmd, cwd=None, check=True, stdin=None):
+    """Runs cmd; returns (wall seconds, child CPU seconds, peak RSS MiB, stdout bytes)."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    t0 = time.perf_counter()
+    p = subprocess.run(cmd, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=stdin)
+    wall = time.perf_counter() - t0
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if check and p.returncode != 0:
+        sys.exit(f"FAILED ({p.returncode}): {' '.join(cmd)}\n{p.stderr.decode(errors='replace')}")
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return wall, cpu, after.ru_maxrss / 1024, p.stdout
+
+
+def managed_files(kb):
+    out = []
+    for d, _, names in os.walk(os.path.join(kb, ".agents")):
+        for n in names:
+            if n.endswith((".md", ".jsonl")):
+                out.append(os.path.join(d, n))
+    return sorted(out)
+
+
+def du(path):
+    total = 0
+    for d, _, names in os.walk(path):
+        for n in names:
+            total += os.path.getsize(os.path.join(d, n))
+    return total
+
+
+class Table:
+    def __init__(self):
+        self.rows = []
+
+    def add(self, name, ev, base, base_name, target=""):
+        m = statistics.median(t for t, _, _ in ev)
+        cpu = statistics.median(c for _, c, _ in ev)
+        rss = max(r for _, _, r in ev)
+        row = {"figure": name, "median_ms": m * 1e3, "cpu_ms": cpu * 1e3, "runs": len(ev),
+               "target": target, "baseline": base_name}
+        if base:
+            b = statistics.median(t for t, _, _ in base)
+            row["baseline_ms"] = b * 1e3
+            row["ratio"] = m / b if b else None
+        self.rows.append(row)
+        print(f"  {name:<44} {m*1e3:>10.1f} ms  cpu {cpu*1e3:>9.1f} ms"
+              + (f"  | {base_name} {row['baseline_ms']:>8.1f} ms  x{row['ratio']:.2f}" if base else "")
+              + (f"  [target {target}]" if target else ""), flush=True)
+
+
+def alternate(runs, ev_cmd, base_cmd=None, cwd=None, prep=None):
+    ev, base = [], []
+    for i in range(runs):
+        if prep:
+            prep(i)
+        w, c, r, _ = run(ev_cmd(i) if callable(ev_cmd) else ev_cmd, cwd=cwd)
+        ev.append((w, c, r))
+        if base_cmd:
+            w, c, r, _ = run(base_cmd, cwd=cwd, check=False)
+            base.append((w, c, r))
+    return ev, base
+
+
+def grow_log(kb, events, ids):
+    """Appends synthetic search events to the log (before import, so the store holds them)."""
+    path = os.path.join(kb, LOG_REL)
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    have = sum(1 for _ in open(path, encoding="utf-8")) if os.path.exists(path) else 0
+    with open(path, "a", encoding="utf-8") as f:
+        for i in range(have, events):
+            ret = ", ".join(json.dumps(ids[(i * 7 + k) % len(ids)]) for k in range(5))
+            f.write(f'{{"ts": "2026-{1 + i % 12:02d}-{1 + i % 28:02d}T00:00:{i % 60:02d}Z", '
+                    f'"query": "q{i}", "returned": [{ret}], "task": "T-{i % 97}"}}\n')
+
+
+def one_size(args, evokb, synth, n, table):
+    work = tempfile.mkdtemp(prefix=f"evokb-cost-{n}-", dir=args.work)
+    kb = os.path.join(work, "kb")
+    print(f"\n== {n} entries (work dir {work})", flush=True)
+    # ~20 entries per topic file, as the issue's corpus (5,000 files at 100k).
+    run([synth, "--entries", str(n), "--files-per-topic", str(max(1, n // 140)), kb])
+    files = managed_files(kb)
+    # Ids for the synthetic log, from the topic files' front-matter.
+    ids = []
+    for p in files:
+        if "/pattern-library/" in p and not p.endswith("INDEX.md"):
+            for line in open(p, encoding="utf-8"):
+                if line.startswith("id: "):
+                    ids.append(line[4:].strip())
+    grow_log(kb, args.log_events, ids)
+    files = managed_files(kb)
+    corpus = sum(os.path.getsize(p) for p in files)
+    print(f"  corpus: {len(files)} managed files, {corpus/1e6:.1f} MB, {len(ids)} entries, "
+          f"{args.log_events} logged search events", flush=True)
+    cat_all = ["cat", *files]
+    run([evokb, "--root", kb, "init"])
+
+    # Import into a fresh store: one-shot (each run starts from an empty store).
+    def fresh(i):
+        shutil.rmtree(os.path.join(kb, ".evokb"), ignore_errors=True)
+        run([evokb, "--root", kb, "init"])
+    ev, base = alternate(max(1, args.runs // 3), [evokb, "--root", kb, "import"], cat_all, prep=fresh)
+    table.add(f"{n}: import into a fresh store", ev, base, "cat all files", "<= 10 s, <= 400 MB at 100k")
+    print(f"    peak RSS of import: {max(r for _, _, r in ev):.0f} MiB", flush=True)
+    store_bytes = du(os.path.join(kb, ".evokb"))
+    print(f"    store on disk: {store_bytes/1e6:.1f} MB = {store_bytes/corpus:.2f}x the corpus [target <= 2x]")
+    time.sleep(0.1)
+    run([evokb, "--root", kb, "import"])  # takes fingerprints that vouch for every file
+
+    # Import after editing one file.
+    topic = next(p for p in files if "/pattern-library/" in p and p.endswith(".md") and not p.endswith("INDEX.md"))
+
+    def edit(i):
+        text = open(topic, encoding="utf-8").read()
+        a, b = ("status: verified", "status: stale") if i % 2 == 0 else ("status: stale", "status: verified")
+        if a not in text:
+            a, b = b, a
+        open(topic, "w", encoding="utf-8").write(text.replace(a, b, 1))
+        time.sleep(0.05)
+    ev, base = alternate(args.runs, [evokb, "--root", kb, "import"], ["cat", topic], prep=edit)
+    table.add(f"{n}: import after editing one file", ev, base, "cat that file", "<= 100 ms")
+
+    entry = ids[len(ids) // 2]
+    ev, base = alternate(args.runs, lambda i: [evokb, "--root", kb, "set", entry, "status",
+                                               "stale" if i % 2 == 0 else "verified"], ["true"])
+    table.add(f"{n}: set ID status", ev, base, "true", "<= 30 ms")
+    ev, base = alternate(args.runs, lambda i: [evokb, "--root", kb, "update", entry, "--set",
+                                               f"origin_task=T-cost-{i}"], ["true"])
+    table.add(f"{n}: update ID --set", ev, base, "true", "<= 30 ms")
+    queue = json.loads(run([evokb, "--root", kb, "list", "--kind", "queue_item", "--json"])[3] or b"[]")
+    queue_ids = [q["id"] if isinstance(q, dict) else q for q in (queue if isinstance(queue, list) else queue.get("records", []))]
+    if queue_ids:
+        vp = queue_ids[len(queue_ids) // 2]
+        ev, base = alternate(args.runs, lambda i: [evokb, "--root", kb, "queue", "confirm", vp, "--task",
+                                                   f"T-cost-confirm-{i}", "--lineage", f"L{i}"], ["true"])
+        table.add(f"{n}: queue confirm", ev, base, "true", "<= 30 ms")
+
+    add_target = os.path.relpath(topic, kb)
+
+    def add_cmd(i):
+        src = os.path.join(work, f"add-{i}.md")
+        with open(src, "w", encoding="utf-8") as f:
+            f.write(f"---\nid: PL-COST-{n}-{i}\nkind: pattern\nfamily: [cost]\napis: [T.copy]\n"
+                    f"dtype: [fp16]\ndevice: [910B]\nstatus: draft\norigin_task: T-cost-{i}\n"
+                    f"toolchain: tilelang 0.1.2 + CANN 8.5.0\nrepro: repro-missing\n---\n"
+                    f"# cost probe {i}: a distinct title about tile widths {i * 7919}\n\n"
+                    f"Body {i} with enough words to be its own entry: block {i} stride {i * 3}.\n")
+        return [evokb, "--root", kb, "add", "--file", add_target, src, "--task", f"T-cost-add-{i}"]
+    ev, base = alternate(args.runs, add_cmd, ["true"])
+    table.add(f"{n}: add one entry", ev, base, "true", "<= 50 ms")
+
+    # Searches that record a hit, on the grown log.
+    run([evokb, "--root", kb, "render", "--force"])
+    time.sleep(0.1)
+    run([evokb, "--root", kb, "import"])
+    bm25 = [sys.executable, os.path.join(ROOT, "scripts", "bm25_naive.py"), kb, "tile width"]
+    ev, base = alternate(args.runs, [evokb, "--root", kb, "search", "tile", "width", "--json"], bm25)
+    table.add(f"{n}: search recording a hit ({args.log_events} events)", ev, base, "naive BM25", "<= 15 ms, flat")
+    ev, base = alternate(args.runs, [evokb, "--root", kb, "stats", "hits", "--json"], ["true"])
+    table.add(f"{n}: stats hits --json", ev, base, "true", "<= 200 ms")
+
+    run([evokb, "--root", kb, "render"])
+    ev, base = alternate(args.runs, [evokb, "--root", kb, "render", "--check"], cat_all)
+    table.add(f"{n}: render --check, nothing changed", ev, base, "cat all files", "<= 0.5 s")
+    out = os.path.join(work, "out")
+
+    def clean_out(i):
+        shutil.rmtree(out, ignore_errors=True)
+    ev, base = alternate(max(1, args.runs // 2), [evokb, "--root", kb, "render", "--out", out], cat_all, prep=clean_out)
+    table.add(f"{n}: render --out", ev, base, "cat all files", "<= 2 s")
+    ev, base = alternate(max(1, args.runs // 2), [evokb, "--root", kb, "verify"], cat_all)
+    table.add(f"{n}: verify", ev, base, "cat all files", "<= 2 s")
+
+    topics = [p for p in files if "/pattern-library/" in p]
+    awk = ["awk", "/^family: \\[.*attention/ && /^family:/ {print FILENAME}", *topics]
+    ev, base = alternate(args.runs, [evokb, "--root", kb, "query", "--family", "attention", "--dtype", "fp16",
+                                     "--api", "T.gemm", "--status", "stale", "--json"], ["true"])
+    table.add(f"{n}: 4-facet query", ev, base, "true", "<= 5 ms")
+    ev, base = alternate(args.runs, [evokb, "--root", kb, "query", "--family", "attention", "--json"],
+                         ["grep", "-rlE", "^family: \\[.*attention", os.path.join(kb, ".agents")])
+    table.add(f"{n}: query --family attention --json", ev, base, "grep -rlE", ">= 3x faster than grep")
+    ev, base = alternate(args.runs, [evokb, "--root", kb, "query", "--family", "attention", "--json"], awk)
+    table.add(f"{n}: query --family attention --json (vs awk)", ev, base, "awk per-entry filter", "")
+    if not args.keep:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--entries", type=int, action="append")
+    ap.add_argument("--runs", type=int, default=7)
+    ap.add_argument("--log-events", type=int, default=20000)
+    ap.add_argument("--evokb")
+    ap.add_argument("--synth")
+    ap.add_argument("--work", default=None)
+    ap.add_argument("--keep", action="store_true")
+    ap.add_argument("--json", help="also write the table as JSON to this file")
+    args = ap.parse_args()
+    if not args.evokb or not args.synth:
+        subprocess.run(["cargo", "build", "--release", "-j2", "--quiet", "-p", "evokb", "-p", "evokb-synth"],
+                       cwd=ROOT, check=True)
+    target = os.environ.get("CARGO_TARGET_DIR", os.path.join(ROOT, "target"))
+    # Private copies, so a concurrent rebuild cannot swap the binaries mid-run.
+    bindir = tempfile.mkdtemp(prefix="evokb-cost-bin-")
+    evokb = shutil.copy(args.evokb or os.path.join(target, "release", "evokb"), bindir)
+    synth = shutil.copy(args.synth or os.path.join(target, "release", "evokb-synth"), bindir)
+    rev = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True).stdout.strip()
+    print(f"evokb cost figures at {rev}, {os.cpu_count()} cores, {args.runs} runs per figure (alternated with the baseline)")
+    table = Table()
+    for n in args.entries or [10000]:
+        one_size(args, evokb, synth, n, table)
+    if args.json:
+        json.dump(table.rows, open(args.json, "w"), indent=1)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,168 @@
+//! Cost proportional to the work (issue #15), checked by what a command touches rather than by
+//! timing: a search appends one line to the log and never rewrites it; an import after a
+//! one-file edit reads that file only; a hand edit hidden by size and times is still caught.
+
+use std::os::unix::fs::MetadataExt;
+use std::time::Duration;
+
+use evokb_export::ImportOptions;
+use evokb_store::Kind;
+
+use crate::support::*;
+
+const LOG: &str = ".agents/evolution/kb_search_log.jsonl";
+
+/// Lets the file times of everything written so far fall out of the racy window, so stat
+/// fingerprints taken from now on vouch for those files.
+fn settle() {
+    std::thread::sleep(Duration::from_millis(60));
+}
+
+#[test]
+fn a_search_appends_one_line_to_the_log_and_never_rewrites_it() {
+    let (kb, store) = imported_sample();
+    drop(store);
+    let log = kb.path().join(LOG);
+    let before = std::fs::read(&log).expect("log");
+    let inode = std::fs::metadata(&log).expect("meta").ino();
+    let mut lines = before.iter().filter(|&&b| b == b'\n').count();
+    for q in ["attention", "transpose", "UB", "double buffer"] {
+        let out = evokb(kb.path(), &["search", q, "--task", "T-cost"]);
+        assert!(out.status.success(), "{}", stderr(&out));
+        assert_eq!(stderr(&out), "", "a search on a synced log says nothing on stderr");
+        let now = std::fs::read(&log).expect("log");
+        // The same file (a rewrite through a temporary and a rename gives a new inode), with
+        // everything it held before as its prefix and one more line.
+        assert_eq!(std::fs::metadata(&log).expect("meta").ino(), inode);
+        assert!(now.starts_with(&before));
+        lines += 1;
+        assert_eq!(now.iter().filter(|&&b| b == b'\n').count(), lines);
+        let last = String::from_utf8(now[before.len()..].to_vec()).expect("utf-8");
+        assert!(last.contains(&format!("\"query\": \"{q}\"")) && last.contains("T-cost"), "{last}");
+    }
+    // The store holds every event, and the log proves it: only the stats.md hit table, which
+    // render folds the new hits into, is behind; after a render nothing differs.
+    let check = evokb(kb.path(), &["render", "--check"]);
+    let listed = stdout(&check);
+    assert!(!listed.contains("kb_search_log.jsonl"), "{listed}");
+    assert!(listed.contains("1 file(s) differ"), "{listed}");
+    assert!(evokb(kb.path(), &["render"]).status.success());
+    let check = evokb(kb.path(), &["render", "--check"]);
+    assert!(check.status.success(), "{}{}", stdout(&check), stderr(&check));
+    let import = evokb(kb.path(), &["import", "--json"]);
+    let report: serde_json::Value = serde_json::from_slice(&import.stdout).expect("json");
+    assert_eq!((report["added"].as_u64(), report["updated"].as_u64()), (Some(0), Some(0)));
+    let verify = evokb(kb.path(), &["verify"]);
+    assert!(verify.status.success(), "{}", stderr(&verify));
+}
+
+#[test]
+fn a_log_edited_by_hand_between_searches_is_left_alone_and_imported_whole() {
+    let (kb, store) = imported_sample();
+    drop(store);
+    let log = kb.path().join(LOG);
+    assert!(evokb(kb.path(), &["search", "attention"]).status.success());
+    // A person appends a line of their own (the size changes) right after the search.
+    let mut text = std::fs::read_to_string(&log).expect("log");
+    text.push_str("{\"ts\": \"2026-11-30T00:00:00Z\", \"query\": \"by hand\", \"returned\": []}\n");
+    std::fs::write(&log, &text).expect("write");
+    let out = evokb(kb.path(), &["search", "transpose"]);
+    assert!(out.status.success());
+    assert!(stderr(&out).contains("edited since the last sync"), "{}", stderr(&out));
+    assert_eq!(std::fs::read_to_string(&log).expect("log"), text, "the edited log is not touched");
+    // Import takes the person's line; render then writes the search the store alone held.
+    let import = evokb(kb.path(), &["import"]);
+    assert!(import.status.success(), "{}", stderr(&import));
+    let render = evokb(kb.path(), &["render"]);
+    assert!(render.status.success(), "{}", stderr(&render));
+    let after = std::fs::read_to_string(&log).expect("log");
+    assert!(after.contains("\"query\": \"by hand\"") && after.contains("\"query\": \"transpose\""));
+    assert!(evokb(kb.path(), &["render", "--check"]).status.success());
+}
+
+#[test]
+fn an_import_after_one_edit_reads_only_the_edited_file() {
+    let (kb, store) = imported_sample();
+    settle();
+    // The first import after a settle takes fingerprints that vouch for every file.
+    let first = evokb_export::import(kb.path(), &store, ImportOptions::default()).expect("import");
+    settle();
+    let again = evokb_export::import(kb.path(), &store, ImportOptions::default()).expect("import");
+    assert_eq!(again.skipped, again.files, "{first:?}\n{again:?}");
+    let path = topic("layout.md");
+    let full = kb.path().join(&path);
+    let text = std::fs::read_to_string(&full).expect("read");
+    std::fs::write(&full, text.replacen("status: verified", "status: obsolete", 1)).expect("write");
+    let report = evokb_export::import(kb.path(), &store, ImportOptions::default()).expect("import");
+    assert_eq!(report.files - report.skipped, 1, "only the edited file is read: {report:?}");
+    assert_eq!((report.added, report.updated, report.removed), (0, 1, 0));
+    let rec = store.read().expect("r").record_by_id(Kind::Entry, "PL-1.1-transpose-chain");
+    assert_eq!(rec.expect("get").expect("entry").field("status"), Some("obsolete"));
+}
+
+#[test]
+fn a_same_size_edit_with_its_mtime_set_back_is_still_imported() {
+    let (kb, store) = imported_sample();
+    settle();
+    evokb_export::import(kb.path(), &store, ImportOptions::default()).expect("import");
+    settle();
+    let path = topic("layout.md");
+    let full = kb.path().join(&path);
+    let meta = std::fs::metadata(&full).expect("meta");
+    let mtime = meta.modified().expect("mtime");
+    let text = std::fs::read_to_string(&full).expect("read");
+    // Same length, same second, and the modification time put back as it was: only the change
+    // time, which no process can set, tells.
+    let edited = text.replacen("status: verified", "status: verifieD", 1);
+    assert_eq!(edited.len(), text.len());
+    std::fs::write(&full, &edited).expect("write");
+    std::fs::File::options()
+        .write(true)
+        .open(&full)
+        .and_then(|f| f.set_modified(mtime))
+        .expect("set mtime back");
+    assert_eq!(std::fs::metadata(&full).expect("meta").len(), meta.len());
+    assert_eq!(std::fs::metadata(&full).expect("meta").modified().expect("mtime"), mtime);
+    let report = evokb_export::import(kb.path(), &store, ImportOptions::default()).expect("import");
+    assert_eq!(report.updated, 1, "{report:?}");
+    let rec = store.read().expect("r").record_by_id(Kind::Entry, "PL-1.1-transpose-chain");
+    assert_eq!(rec.expect("get").expect("entry").field("status"), Some("verifieD"));
+}
+
+#[test]
+fn a_file_written_just_before_the_import_is_read_again_next_time() {
+    // A fingerprint taken within the racy window of the file's last change never vouches for
+    // it: an edit later in the same clock tick would leave size and times unchanged.
+    let (kb, store) = imported_sample();
+    let full = kb.path().join(topic("layout.md"));
+    let text = std::fs::read_to_string(&full).expect("read");
+    std::fs::write(&full, text.replacen("status: verified", "status: obsolete", 1)).expect("write");
+    let report = evokb_export::import(kb.path(), &store, ImportOptions::default()).expect("import");
+    assert_eq!(report.updated, 1);
+    let again = evokb_export::import(kb.path(), &store, ImportOptions::default()).expect("import");
+    assert!(again.files - again.skipped >= 1, "the racily clean file is read: {again:?}");
+    assert_eq!((again.added, again.updated, again.removed), (0, 0, 0));
+}
+
+#[test]
+fn an_id_moved_into_an_edited_file_while_its_old_file_is_unchanged_is_a_duplicate() {
+    let (kb, store) = imported_sample();
+    settle();
+    evokb_export::import(kb.path(), &store, ImportOptions::default()).expect("import");
+    settle();
+    let src = std::fs::read_to_string(kb.path().join(topic("layout.md"))).expect("read");
+    let start = src.find("---\nid: PL-1.1-transpose-chain").expect("entry");
+    let end = src[start + 4..].find("\n---\nid:").map_or(src.len(), |e| start + 4 + e + 1);
+    let entry = &src[start..end];
+    let other = kb.path().join(topic("traps-runtime.md"));
+    let mut text = std::fs::read_to_string(&other).expect("read");
+    if !text.ends_with('\n') {
+        text.push('\n');
+    }
+    text.push_str(entry);
+    std::fs::write(&other, text).expect("write");
+    let err = evokb_export::import(kb.path(), &store, ImportOptions::default())
+        .expect_err("the id is defined twice");
+    let msg = err.to_string() + &format!("{err:?}");
+    assert!(msg.contains("PL-1.1-transpose-chain") && msg.contains("duplicate"), "{msg}");
+}
