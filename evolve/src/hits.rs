@@ -84,6 +84,7 @@ pub fn record_hit(
     let path = log_path.as_str();
     // The first append since the log's layout was stored reads it once: its last item may lack
     // a line ending. Later appends end with the event just appended, which has one.
+    let was_clean = w.file_is_clean(path)?;
     let mut overrides = HashMap::new();
     let mut layout_rewritten = false;
     if !w.has_file_tail(path)? {
@@ -124,6 +125,10 @@ pub fn record_hit(
         let appendable = overrides.is_empty() && !layout_rewritten && ends_with_newline(&full)?;
         let (new_mark, stat) = if appendable {
             let stat = append_durably(&full, text.as_bytes())?;
+            // The file gained exactly the line the store gained.
+            if was_clean {
+                w.mark_file_clean(path)?;
+            }
             (extend_line_mark(mark.unwrap_or(EMPTY_LINE_MARK), text.as_bytes()), stat)
         } else {
             // The file's last line lacked its line ending: the whole log is written again.
@@ -131,6 +136,7 @@ pub fn record_hit(
                 w.file(path)?.unwrap_or(FileLayout { path: path.into(), items: Vec::new() });
             let all = render_layout(&w, &layout)?;
             write_atomic(&full, all.as_bytes(), Some(&store_dir(root).join("tmp")))?;
+            w.mark_file_clean(path)?;
             (line_mark(all.as_bytes()), FileStat::of(&full))
         };
         w.set_file_sync(path, SyncMark { text_hash: new_mark })?;

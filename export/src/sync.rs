@@ -28,7 +28,7 @@ use crate::error::{Conflict, ImportError, RenderError};
 use crate::fsread::read_managed;
 use crate::layout::{Layout, ManagedFile};
 use crate::parse::{parse_file, ParsedFile};
-use crate::render::{render_all, write_atomic, Overlay, RenderedFile};
+use crate::render::{render_all, write_atomic, Overlay, RecordSource, RenderedFile};
 use crate::text::decode_utf8;
 
 /// Which side wins a conflict.
@@ -382,6 +382,9 @@ fn import_file(
     resolved: &mut Vec<CaseHash>,
 ) -> Result<(), ImportError> {
     let path = f.file.path.as_str();
+    // Whether the store ends up holding exactly this file: no record kept from the store's side.
+    let kept_before = report.kept_store;
+    let conflicts_before = conflicts.len();
     let in_file: HashSet<CaseHash> =
         f.parsed.records.iter().map(|r| r.record.case_hash()).collect();
     for pr in &f.parsed.records {
@@ -466,6 +469,9 @@ fn import_file(
         merge_kept(&mut layout, old, &kept);
     }
     txn.put_file(&layout)?;
+    if kept.is_empty() && report.kept_store == kept_before && conflicts.len() == conflicts_before {
+        txn.mark_file_clean(path)?;
+    }
     Ok(())
 }
 
@@ -534,14 +540,36 @@ pub fn check(
     let txn = store.read()?;
     let plan = derive.plan(&txn)?;
     let view = Overlay::new(&txn, &plan.records, &plan.files);
+    // Files the derived rows change are always rendered and compared.
+    let mut planned: HashSet<&str> = plan.files.keys().map(String::as_str).collect();
+    planned.extend(plan.records.values().map(|r| r.file.as_str()));
+    let mut paths = txn.file_paths()?;
+    paths.extend(plan.files.keys().filter(|p| !paths.contains(p)).cloned().collect::<Vec<_>>());
+    paths.sort();
     let mut out = Vec::new();
-    for f in render_all(&view)? {
-        let disk = read_optional(root, &f.path)?;
-        if disk.as_deref() != Some(f.text.as_bytes()) {
+    for path in paths {
+        // A file the store has not changed since evokb last wrote or took it whole, and whose
+        // stat fingerprint vouches that the disk has not changed either, matches: it is not
+        // rendered or read. Everything else is compared byte for byte.
+        if !planned.contains(path.as_str()) && txn.file_is_clean(&path)? {
+            let now = std::fs::symlink_metadata(root.join(&path))
+                .ok()
+                .filter(|m| m.file_type().is_file())
+                .map(|m| FileStat::from_metadata(&m));
+            if let (Some(now), Some(old)) = (now, txn.file_stat(&path)?) {
+                if old.vouches_for(&now) {
+                    continue;
+                }
+            }
+        }
+        let Some(layout) = view.layout(&path)? else { continue };
+        let text = crate::render::render_layout(&view, &layout)?;
+        let disk = read_optional(root, &path)?;
+        if disk.as_deref() != Some(text.as_bytes()) {
             out.push(FileDiff {
-                path: f.path,
+                path,
                 disk: disk.map(|d| String::from_utf8_lossy(&d).into_owned()),
-                rendered: f.text,
+                rendered: text,
             });
         }
     }
@@ -652,6 +680,10 @@ pub fn render_in_place(
     }
     for (key, mark) in record_marks {
         w.set_record_sync(&key, mark)?;
+    }
+    // Every file now holds exactly what the store renders (written, re-marked or already equal).
+    for f in &files {
+        w.mark_file_clean(&f.path)?;
     }
     w.commit()?;
     Ok(report)

@@ -40,6 +40,14 @@ const BY_KIND: TableDefinition<(&str, [u8; 32]), ()> = TableDefinition::new("idx
 /// The META key present once [`BY_KIND`] holds every record (stores written before it existed
 /// get it built by their next write transaction).
 const BY_KIND_READY: &str = "by_kind.v1";
+/// Files whose store content may differ from what is on disk: a record, the layout or the tail
+/// changed since evokb last wrote the file or took all of it (`render`, a full import of the
+/// file, an append). `render --check` skips a file that is not here and whose stat
+/// fingerprint vouches that the disk is unchanged too.
+const FILE_DIRTY: TableDefinition<&str, ()> = TableDefinition::new("file_dirty");
+/// The META key present once [`FILE_DIRTY`] is kept (older stores get every file marked by
+/// their next write transaction).
+const DIRTY_READY: &str = "file_dirty.v1";
 /// Store-wide settings, such as the format version.
 const META: TableDefinition<&str, &[u8]> = TableDefinition::new("meta");
 
@@ -386,8 +394,10 @@ impl Store {
                         dirty_search: Default::default(),
                         search_dir: self.dir.join(SEARCH_DIR),
                         stamp_dir: self.trusted.then(|| self.dir.clone()),
+                        marked_dirty: Default::default(),
                     };
                     w.ensure_by_kind()?;
+                    w.ensure_dirty_tracking()?;
                     return Ok(w);
                 }
                 Err(redb::TransactionError::WouldBlock) => {
@@ -585,6 +595,8 @@ pub struct WriteTxn {
     search_dir: PathBuf,
     /// The store directory, when the handle is trusted: the commit records the file's stamp.
     stamp_dir: Option<PathBuf>,
+    /// Files already in [`FILE_DIRTY`] through this transaction (saves one insert per record).
+    marked_dirty: std::collections::HashSet<String>,
 }
 
 fn corrupted(table: &'static str, key: impl Into<String>, detail: String) -> StoreError {
@@ -718,6 +730,22 @@ macro_rules! read_methods {
             };
             let first = table.range((path, 0)..=(path, u64::MAX))?.next().transpose()?;
             Ok(first.is_some())
+        }
+
+        /// Whether the store's content of the file at `path` is what evokb last wrote to it or
+        /// took from it whole (see [`WriteTxn::mark_file_clean`]).
+        pub fn file_is_clean(&self, path: &str) -> Result<bool, StoreError> {
+            let meta = self.txn.open_table(META)?;
+            if meta.get(DIRTY_READY)?.is_none() {
+                return Ok(false);
+            }
+            let dirty = match self.txn.open_table(FILE_DIRTY) {
+                Ok(t) => t,
+                Err(redb::TableError::TableDoesNotExist(_)) => return Ok(false),
+                Err(err) => return Err(err.into()),
+            };
+            let clean = dirty.get(path)?.is_none();
+            Ok(clean)
         }
 
         /// The stat fingerprint of the managed file at `path` as last synced.
@@ -983,6 +1011,37 @@ impl WriteTxn {
         let mut meta = self.txn.open_table(META)?;
         meta.insert(FORMAT_KEY, STORE_FORMAT.to_be_bytes().as_slice())?;
         meta.insert(BY_KIND_READY, [1u8].as_slice())?;
+        meta.insert(DIRTY_READY, [1u8].as_slice())?;
+        drop(meta);
+        self.txn.open_table(FILE_DIRTY)?;
+        Ok(())
+    }
+
+    /// Starts dirty tracking on a store written before it existed: every file is marked.
+    fn ensure_dirty_tracking(&mut self) -> Result<(), StoreError> {
+        if self.txn.open_table(META)?.get(DIRTY_READY)?.is_some() {
+            return Ok(());
+        }
+        for path in self.file_paths()? {
+            self.txn.open_table(FILE_DIRTY)?.insert(path.as_str(), ())?;
+        }
+        self.txn.open_table(META)?.insert(DIRTY_READY, [1u8].as_slice())?;
+        Ok(())
+    }
+
+    fn mark_dirty(&mut self, path: &str) -> Result<(), StoreError> {
+        if !self.marked_dirty.contains(path) {
+            self.txn.open_table(FILE_DIRTY)?.insert(path, ())?;
+            self.marked_dirty.insert(path.to_string());
+        }
+        Ok(())
+    }
+
+    /// Records that the file at `path` on disk is exactly what the store renders for it (it
+    /// was just written from the store, or its whole content was just taken into it).
+    pub fn mark_file_clean(&mut self, path: &str) -> Result<(), StoreError> {
+        self.txn.open_table(FILE_DIRTY)?.remove(path)?;
+        self.marked_dirty.remove(path);
         Ok(())
     }
 
@@ -1057,11 +1116,15 @@ impl WriteTxn {
         let is_new = replaced.is_none();
         if let Some(old) = replaced {
             if let Ok(old) = codec::decode::<Record>(&old) {
+                if old.file != rec.file {
+                    self.mark_dirty(&old.file)?;
+                }
                 if self.indexer.queryable(old.kind) {
                     self.dirty.insert(old.file);
                 }
             }
         }
+        self.mark_dirty(&rec.file)?;
         if is_new {
             self.txn.open_table(BY_KIND)?.insert((rec.kind.tag(), key.0), ())?;
         }
@@ -1080,6 +1143,7 @@ impl WriteTxn {
         let existed = old.is_some();
         if let Some(rec) = old.and_then(|b| codec::decode::<Record>(&b).ok()) {
             self.txn.open_table(BY_KIND)?.remove((rec.kind.tag(), key.0))?;
+            self.mark_dirty(&rec.file)?;
             if self.indexer.searchable(rec.kind) {
                 self.dirty_search.insert(*key);
             }
@@ -1104,6 +1168,7 @@ impl WriteTxn {
         table.insert(layout.path.as_str(), codec::encode(layout).as_slice())?;
         drop(table);
         self.clear_file_tail(&layout.path)?;
+        self.mark_dirty(&layout.path)?;
         // A new layout moves the lines of the entries the file already holds.
         if self.has_indexed_entries(&layout.path)? {
             self.dirty.insert(layout.path.clone());
@@ -1117,6 +1182,8 @@ impl WriteTxn {
         self.txn.open_table(FILE_SYNC)?.remove(path)?;
         self.txn.open_table(FILE_STAT)?.remove(path)?;
         self.clear_file_tail(path)?;
+        self.txn.open_table(FILE_DIRTY)?.remove(path)?;
+        self.marked_dirty.remove(path);
         if self.has_indexed_entries(path)? {
             self.dirty.insert(path.to_string());
         }
@@ -1161,6 +1228,8 @@ impl WriteTxn {
             None => 0,
         };
         tail.insert((path, next), key.0)?;
+        drop(tail);
+        self.mark_dirty(path)?;
         Ok(())
     }
 
