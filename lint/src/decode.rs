@@ -251,6 +251,10 @@ pub fn check_decoded(text: &str) -> Vec<Finding> {
         for run in base64_runs(line) {
             if let Some(t) = decode_b64(run) {
                 decoded.push(("base64", t));
+            } else if run.trim_end_matches('=').contains('=') {
+                // `blob=5ZGK…`: a key glued to the payload by `=`, which is also a base64 byte.
+                let pieces = run.split('=').filter(|p| p.len() >= MIN_B64);
+                decoded.extend(pieces.filter_map(decode_b64).map(|t| ("base64", t)));
             }
         }
         for t in hex_texts(line) {

@@ -496,6 +496,13 @@ fn scan_window(window: &str) -> Vec<Hit> {
             if m.start() == m.end() {
                 continue;
             }
+            // "skip review-only sections": the match is the first half of a compound.
+            let glued = window.get(m.end()..).is_some_and(|t| {
+                t.starts_with('-') && t.as_bytes().get(1).is_some_and(u8::is_ascii_alphabetic)
+            });
+            if glued && m.as_str().bytes().last().is_some_and(|b| b.is_ascii_alphabetic()) {
+                continue;
+            }
             let prefix = window.get(..m.start()).unwrap_or("");
             if guarded(rule.guard, prefix) {
                 continue;
@@ -543,13 +550,25 @@ pub fn check_injection(text: &str) -> Vec<Finding> {
             continue;
         }
         if action {
-            if let Some(hit) = scan_window(line).into_iter().next() {
+            let phrase = if crate::intent::restricted(line) {
+                None
+            } else {
+                scan_window(line).into_iter().next()
+            };
+            if let Some(hit) = phrase {
                 let fragment = line.get(hit.start..hit.end).unwrap_or("");
                 out.push(Finding {
                     code: KB_SEC_INJECTION,
                     severity: Severity::Error,
                     line: *line_no,
                     message: format!("{}: {}", hit.category.label(), quote(fragment, 80)),
+                });
+            } else if let Some(why) = crate::score::judge(line) {
+                out.push(Finding {
+                    code: KB_SEC_INJECTION,
+                    severity: Severity::Error,
+                    line: *line_no,
+                    message: why,
                 });
             }
         }

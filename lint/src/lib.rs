@@ -18,6 +18,7 @@ mod imperative;
 mod injection;
 mod intent;
 mod paths;
+mod score;
 mod text;
 
 pub use decode::check_decoded;
@@ -84,6 +85,13 @@ pub fn check_security(
     out.extend(check_paths(text, repo_root, file_dir));
     out.sort_by(|a, b| a.line.cmp(&b.line).then(a.code.cmp(b.code)));
     out
+}
+
+/// The scorer features of one line (after the same normalisation the checks use), for the
+/// trainer in `examples/train_scorer.rs`; not part of the checking API.
+#[doc(hidden)]
+pub fn scorer_features(line: &str) -> Vec<String> {
+    intent::features(&text::normalise(line)).into_iter().map(|f| f.0).collect()
 }
 
 /// Compile a built-in pattern. The patterns are constants, covered by the unit tests that
