@@ -525,6 +525,36 @@ fn scan_window(window: &str) -> Vec<Hit> {
     hits
 }
 
+/// The phrase rules, then the scorer, on a line with an action cue and no frame; memoised per
+/// distinct line like `intent::judge` (both depend on the line alone).
+fn fallback(line: &str) -> Option<String> {
+    let memo = line.len() <= crate::MEMO_MAX_LINE;
+    if let (true, Ok(cache)) = (memo, FALLBACK.lock()) {
+        if let Some(hit) = cache.get(line) {
+            return hit.clone();
+        }
+    }
+    let phrase =
+        if crate::intent::restricted(line) { None } else { scan_window(line).into_iter().next() };
+    let message = match phrase {
+        Some(hit) => {
+            let fragment = line.get(hit.start..hit.end).unwrap_or("");
+            Some(format!("{}: {}", hit.category.label(), quote(fragment, 80)))
+        }
+        None => crate::score::judge(line),
+    };
+    if let (true, Ok(mut cache)) = (memo, FALLBACK.lock()) {
+        if cache.len() > 200_000 {
+            cache.clear();
+        }
+        cache.insert(line.to_string(), message.clone());
+    }
+    message
+}
+
+type FallbackCache = std::collections::HashMap<String, Option<String>>;
+static FALLBACK: LazyLock<std::sync::Mutex<FallbackCache>> = LazyLock::new(Default::default);
+
 /// Find instructions aimed at the agents who will read the entry: the structured detector of
 /// `intent.rs` on every line (and on a line joined with the next when a sentence wraps), then
 /// the phrase rules above on the lines that carry an action cue and were not flagged yet.
@@ -550,30 +580,24 @@ pub fn check_injection(text: &str) -> Vec<Finding> {
             continue;
         }
         if action {
-            let phrase = if crate::intent::restricted(line) {
-                None
-            } else {
-                scan_window(line).into_iter().next()
-            };
-            if let Some(hit) = phrase {
-                let fragment = line.get(hit.start..hit.end).unwrap_or("");
+            if let Some(message) = fallback(line) {
                 out.push(Finding {
                     code: KB_SEC_INJECTION,
                     severity: Severity::Error,
                     line: *line_no,
-                    message: format!("{}: {}", hit.category.label(), quote(fragment, 80)),
-                });
-            } else if let Some(why) = crate::score::judge(line) {
-                out.push(Finding {
-                    code: KB_SEC_INJECTION,
-                    severity: Severity::Error,
-                    line: *line_no,
-                    message: why,
+                    message,
                 });
             }
         }
     }
     out
+}
+
+/// Empties the cache of [`fallback`] (for cold-pass benchmarks).
+pub(crate) fn clear_cache() {
+    if let Ok(mut c) = FALLBACK.lock() {
+        c.clear();
+    }
 }
 
 #[cfg(test)]

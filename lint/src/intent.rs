@@ -712,6 +712,7 @@ fn clauses(line: &str) -> Vec<(usize, usize)> {
 }
 
 /// Why a clause was flagged: what is asked, the verb/object fragment, and the mood cue.
+#[derive(Clone)]
 pub(crate) struct Verdict {
     /// What the line asks the reader to do.
     #[allow(dead_code)]
@@ -857,10 +858,43 @@ fn text_of<'a>(line: &'a str, h: &Hit) -> &'a str {
 /// Evaluate one normalised line, and say whether it carries an action cue (so that a wrapped
 /// sentence and the phrase rules are worth trying on it). One lexicon scan serves both.
 pub(crate) fn judge(line: &str) -> (Option<Verdict>, bool) {
+    // Knowledge bases repeat lines (front-matter fields, toolchain stamps, table rules) across
+    // thousands of entries; a verdict depends on the line alone, so each distinct line is
+    // judged once per process.
+    let memo = line.len() <= crate::MEMO_MAX_LINE;
+    if let (true, Ok(cache)) = (memo, JUDGED.lock()) {
+        if let Some(hit) = cache.get(line) {
+            return hit.clone();
+        }
+    }
     let hits = scan(line);
     let action = hits.iter().any(|h| is_action(h.c));
     let verdict = directive_key(line).or_else(|| judge_hits(line, &hits));
+    if let (true, Ok(mut cache)) = (memo, JUDGED.lock()) {
+        if cache.len() > 200_000 {
+            cache.clear();
+        }
+        cache.insert(line.to_string(), (verdict.clone(), action));
+    }
     (verdict, action)
+}
+
+/// Verdicts per normalised line (see [`judge`]); cleared when it grows past 200,000 lines.
+type JudgeCache = std::collections::HashMap<String, (Option<Verdict>, bool)>;
+static JUDGED: LazyLock<std::sync::Mutex<JudgeCache>> = LazyLock::new(Default::default);
+
+/// Whether a concept can start a frame; a line with none of them gets no verdict.
+fn is_trigger(c: C) -> bool {
+    is_action(c)
+        || matches!(
+            c,
+            C::Relax
+                | C::RelaxStrong
+                | C::Precedence
+                | C::FakeOutright
+                | C::HideOutright
+                | C::VVerify
+        )
 }
 
 /// Words of a configuration key that name a gate or the reader.
@@ -975,7 +1009,7 @@ fn directive_key(line: &str) -> Option<Verdict> {
 }
 
 fn judge_hits(line: &str, hits: &[Hit]) -> Option<Verdict> {
-    if hits.is_empty() {
+    if !hits.iter().any(|h| is_trigger(h.c)) {
         return None;
     }
     let header = hits.iter().find(|h| h.c == C::Header).copied();
@@ -1824,23 +1858,35 @@ const STOP_WORDS: &[&str] = &[
 /// who is addressed and what is asked, independent of the words), ASCII words of three or more
 /// letters (`w:approve`) and Chinese character pairs (`z:门禁`).
 pub(crate) fn features(line: &str) -> Vec<(String, usize, usize)> {
-    let hits = scan(line);
     let mut out: Vec<(String, usize, usize)> = Vec::new();
     let mut seen = std::collections::HashSet::new();
-    let mut push = |name: String, s: usize, e: usize, out: &mut Vec<(String, usize, usize)>| {
-        if seen.insert(name.clone()) {
-            out.push((name, s, e));
+    for_each_feature(line, &mut |name, s, e| {
+        if seen.insert(name.to_string()) {
+            out.push((name.to_string(), s, e));
         }
-    };
+    });
+    out
+}
+
+/// The features of [`features`], handed to `f` one by one in a reused buffer (the scorer looks
+/// each up without allocating); a feature may be handed more than once.
+pub(crate) fn for_each_feature(line: &str, f: &mut dyn FnMut(&str, usize, usize)) {
+    use std::fmt::Write;
+    let hits = scan(line);
+    let mut buf = String::new();
     for h in &hits {
-        push(format!("c:{:?}", h.c), h.start, h.end, &mut out);
+        buf.clear();
+        let _ = write!(buf, "c:{:?}", h.c);
+        f(&buf, h.start, h.end);
     }
     for (cs, ce) in clauses(line) {
         let ch: Vec<&Hit> = hits.iter().filter(|h| h.start >= cs && h.end <= ce).collect();
         for (i, a) in ch.iter().enumerate() {
             for b in ch.iter().skip(i + 1) {
                 if b.start >= a.end && b.start <= a.end + 60 && a.c != b.c {
-                    push(format!("p:{:?}>{:?}", a.c, b.c), a.start, b.end, &mut out);
+                    buf.clear();
+                    let _ = write!(buf, "p:{:?}>{:?}", a.c, b.c);
+                    f(&buf, a.start, b.end);
                 }
             }
         }
@@ -1855,21 +1901,34 @@ pub(crate) fn features(line: &str) -> Vec<(String, usize, usize)> {
             }
             if i - s >= 3 {
                 if let Some(w) = line.get(s..i).filter(|w| !STOP_WORDS.contains(w)) {
-                    push(format!("w:{w}"), s, i, &mut out);
+                    buf.clear();
+                    buf.push_str("w:");
+                    buf.push_str(w);
+                    f(&buf, s, i);
                 }
             }
         } else {
             i += 1;
         }
     }
-    let cjk: Vec<(usize, char)> = line.char_indices().collect();
-    for pair in cjk.windows(2) {
-        if let [(s, a), (_, b)] = pair {
-            if *a as u32 >= 0x3400 && *b as u32 >= 0x3400 {
-                let e = s + a.len_utf8() + b.len_utf8();
-                push(format!("z:{a}{b}"), *s, e, &mut out);
+    let mut prev: Option<(usize, char)> = None;
+    for (s, c) in line.char_indices() {
+        if let Some((ps, pc)) = prev {
+            if pc as u32 >= 0x3400 && c as u32 >= 0x3400 {
+                buf.clear();
+                buf.push_str("z:");
+                buf.push(pc);
+                buf.push(c);
+                f(&buf, ps, s + c.len_utf8());
             }
         }
+        prev = Some((s, c));
     }
-    out
+}
+
+/// Empties the verdict cache of [`judge`] (for cold-pass benchmarks).
+pub(crate) fn clear_cache() {
+    if let Ok(mut c) = JUDGED.lock() {
+        c.clear();
+    }
 }

@@ -43,14 +43,22 @@ static MODEL: LazyLock<Model> = LazyLock::new(|| {
 /// The model's logit for one normalised line, and the features behind it, strongest first.
 pub(crate) fn logit(line: &str) -> (f32, Vec<(f32, String, usize, usize)>) {
     let m = &*MODEL;
-    let mut total = m.bias;
-    let mut parts = Vec::new();
-    for (name, s, e) in crate::intent::features(line) {
-        if let Some(w) = m.weights.get(name.as_str()) {
-            total += w;
-            parts.push((*w, name, s, e));
+    // Only features the model knows matter; each counts once per line, as in training.
+    let mut known: Vec<(&'static str, f32, usize, usize)> = Vec::new();
+    crate::intent::for_each_feature(line, &mut |name, s, e| {
+        if let Some((k, w)) = m.weights.get_key_value(name) {
+            if !known.iter().any(|x| x.0 == *k) {
+                known.push((k, *w, s, e));
+            }
         }
+    });
+    // Summed in feature order from the bias, as the trainer's threshold was computed.
+    let mut total = m.bias;
+    for x in &known {
+        total += x.1;
     }
+    let mut parts: Vec<(f32, String, usize, usize)> =
+        known.into_iter().map(|(k, w, s, e)| (w, k.to_string(), s, e)).collect();
     parts.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
     (total, parts)
 }
