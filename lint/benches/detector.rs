@@ -1,43 +1,90 @@
-//! Criterion bench of the `KB-SEC-*` checks (issue #10 point 3): every markdown file of the
-//! real sample (`tests/data/tilelang-kb`, about 5,800 lines), checked as one text per file,
-//! the way `evokb lint` checks one record at a time. The whole-process figure on the 10k-entry
-//! generated corpus is in the README (`cargo run --release -p evokb-synth -- --entries 10000
-//! DIR`, then `evokb lint` in DIR).
+//! Criterion bench of the `KB-SEC-*` checks (issue #10 point 3), the way `evokb lint` calls
+//! them: one `check_security` per entry text.
+//!
+//! - `real-sample`: every markdown file of the real sample (`tests/data/tilelang-kb`, about
+//!   5,800 lines), one text per file;
+//! - `generated`: the entries of a generated corpus, when `EVOKB_BENCH_KB` names one
+//!   (`cargo run --release -p evokb-synth -- --entries 10000 DIR`; entries are the
+//!   `---`-delimited front-matter blocks with their bodies). Skipped without it.
+//!
+//! Each is timed twice: `cold` empties the per-line caches before every pass (the first pass
+//! of a process), `warm` keeps them (a knowledge base repeats front-matter lines, so most of a
+//! pass is warm even in one process). The whole-process figure is `scripts/lint_timing.sh`.
 
 use std::path::Path;
 
-use criterion::{criterion_group, criterion_main, Criterion};
+use criterion::{criterion_group, criterion_main, BatchSize, Criterion};
 
-fn sample_texts() -> Vec<String> {
-    fn walk(dir: &Path, out: &mut Vec<String>) {
-        let Ok(rd) = std::fs::read_dir(dir) else { return };
-        for e in rd.filter_map(|e| e.ok()) {
-            let p = e.path();
-            if p.is_dir() {
-                walk(&p, out);
-            } else if p.extension().is_some_and(|x| x == "md") {
-                if let Ok(t) = std::fs::read_to_string(&p) {
-                    out.push(t);
-                }
+fn md_texts(dir: &Path, out: &mut Vec<String>) {
+    let Ok(rd) = std::fs::read_dir(dir) else { return };
+    let mut paths: Vec<_> = rd.filter_map(|e| e.ok().map(|e| e.path())).collect();
+    paths.sort();
+    for p in paths {
+        if p.is_dir() {
+            if p.file_name().is_some_and(|n| n != ".evokb") {
+                md_texts(&p, out);
+            }
+        } else if p.extension().is_some_and(|x| x == "md") {
+            if let Ok(t) = std::fs::read_to_string(&p) {
+                out.push(t);
             }
         }
     }
+}
+
+/// Split files into entries at front-matter fences, as the store holds them.
+fn entries(files: &[String]) -> Vec<String> {
     let mut out = Vec::new();
-    walk(&Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/data/tilelang-kb"), &mut out);
+    for f in files {
+        let mut cur = String::new();
+        let mut fences = 0;
+        for l in f.lines() {
+            if l.trim_end() == "---" {
+                fences += 1;
+                if fences % 2 == 1 && !cur.is_empty() {
+                    out.push(std::mem::take(&mut cur));
+                }
+            }
+            cur.push_str(l);
+            cur.push('\n');
+        }
+        if !cur.is_empty() {
+            out.push(cur);
+        }
+    }
     out
 }
 
+fn run(texts: &[String]) -> usize {
+    texts.iter().map(|t| evokb_lint::check_security(t, None, None).len()).sum()
+}
+
 fn bench(c: &mut Criterion) {
-    let texts = sample_texts();
+    let mut sample = Vec::new();
+    md_texts(&Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/data/tilelang-kb"), &mut sample);
+    let generated = std::env::var_os("EVOKB_BENCH_KB").map(|d| {
+        let mut files = Vec::new();
+        md_texts(Path::new(&d), &mut files);
+        entries(&files)
+    });
     let mut g = c.benchmark_group("kb-sec");
     g.sample_size(10);
-    g.bench_function("check_security/real-sample", |b| {
-        b.iter(|| {
-            texts.iter().map(|t| evokb_lint::check_security(t, None, None).len()).sum::<usize>()
-        })
-    });
-    g.bench_function("check_injection/real-sample", |b| {
-        b.iter(|| texts.iter().map(|t| evokb_lint::check_injection(t).len()).sum::<usize>())
+    let mut sets = vec![("real-sample", sample)];
+    if let Some(gen) = generated {
+        sets.push(("generated", gen));
+    }
+    for (name, texts) in &sets {
+        g.bench_function(format!("check_security/{name}/cold"), |b| {
+            b.iter_batched(evokb_lint::clear_caches, |()| run(texts), BatchSize::PerIteration)
+        });
+        g.bench_function(format!("check_security/{name}/warm"), |b| b.iter(|| run(texts)));
+    }
+    g.bench_function("check_injection/real-sample/cold", |b| {
+        b.iter_batched(
+            evokb_lint::clear_caches,
+            |()| sets[0].1.iter().map(|t| evokb_lint::check_injection(t).len()).sum::<usize>(),
+            BatchSize::PerIteration,
+        )
     });
     g.finish();
 }

@@ -9,6 +9,8 @@
 //! Candidates are found by hand-written scanning (no regex), so a line without `%`, `&#`,
 //! `](` or a long alphanumeric run costs one pass over its bytes.
 
+use std::sync::LazyLock;
+
 use base64::alphabet;
 use base64::engine::general_purpose::{GeneralPurpose, GeneralPurposeConfig};
 use base64::engine::DecodePaddingMode;
@@ -235,51 +237,87 @@ fn dangerous_scheme(target: &str) -> Option<&'static str> {
 pub fn check_decoded(text: &str) -> Vec<Finding> {
     let mut out = Vec::new();
     for (line_no, line) in numbered_lines(text) {
-        for target in link_targets(line) {
-            if let Some(scheme) = dangerous_scheme(target) {
-                out.push(finding(
-                    line_no,
-                    format!(
-                        "link target with the {scheme} scheme runs or loads content instead of linking: {}",
-                        quote(target, 60)
-                    ),
-                ));
-                break;
-            }
-        }
-        let mut decoded: Vec<(&str, String)> = Vec::new();
-        for run in base64_runs(line) {
-            if let Some(t) = decode_b64(run) {
-                decoded.push(("base64", t));
-            }
-        }
-        for t in hex_texts(line) {
-            decoded.push(("hex", t));
-        }
-        if line.contains('%') {
-            if let Some(t) = url_decoded(line) {
-                decoded.push(("URL-encoded", t));
-            }
-        }
-        if let Some(t) = entity_decoded(line) {
-            decoded.push(("HTML-entity", t));
-        }
-        for (kind, t) in decoded {
-            let inner = crate::injection::check_injection(&t);
-            let why = inner
-                .first()
-                .map(|f| f.message.clone())
-                .or_else(|| check_decoded(&t).first().map(|f| f.message.clone()));
-            if let Some(why) = why {
-                out.push(finding(
-                    line_no,
-                    format!("{kind} text decodes to an instruction ({why}): {}", quote(&t, 60)),
-                ));
-                break;
-            }
+        for message in decoded_line(line) {
+            out.push(finding(line_no, message));
         }
     }
     out
+}
+
+/// The finding messages of one line (a dangerous link target, then a decoded instruction);
+/// memoised per distinct line (the answer depends on the line alone, and knowledge bases repeat
+/// lines across entries).
+fn decoded_line(line: &str) -> Vec<String> {
+    let memo = line.len() <= crate::MEMO_MAX_LINE;
+    if let (true, Ok(cache)) = (memo, DECODED.lock()) {
+        if let Some(hit) = cache.get(line) {
+            return hit.clone();
+        }
+    }
+    let message = decoded_line_uncached(line);
+    if let (true, Ok(mut cache)) = (memo, DECODED.lock()) {
+        if cache.len() > 200_000 {
+            cache.clear();
+        }
+        cache.insert(line.to_string(), message.clone());
+    }
+    message
+}
+
+type DecodedCache = std::collections::HashMap<String, Vec<String>>;
+static DECODED: LazyLock<std::sync::Mutex<DecodedCache>> = LazyLock::new(Default::default);
+
+fn decoded_line_uncached(line: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for target in link_targets(line) {
+        if let Some(scheme) = dangerous_scheme(target) {
+            out.push(format!(
+                "link target with the {scheme} scheme runs or loads content instead of linking: {}",
+                quote(target, 60)
+            ));
+            break;
+        }
+    }
+    let mut decoded: Vec<(&str, String)> = Vec::new();
+    for run in base64_runs(line) {
+        if let Some(t) = decode_b64(run) {
+            decoded.push(("base64", t));
+        } else if run.trim_end_matches('=').contains('=') {
+            // `blob=5ZGK…`: a key glued to the payload by `=`, which is also a base64 byte.
+            let pieces = run.split('=').filter(|p| p.len() >= MIN_B64);
+            decoded.extend(pieces.filter_map(decode_b64).map(|t| ("base64", t)));
+        }
+    }
+    for t in hex_texts(line) {
+        decoded.push(("hex", t));
+    }
+    if line.contains('%') {
+        if let Some(t) = url_decoded(line) {
+            decoded.push(("URL-encoded", t));
+        }
+    }
+    if let Some(t) = entity_decoded(line) {
+        decoded.push(("HTML-entity", t));
+    }
+    for (kind, t) in decoded {
+        let inner = crate::injection::check_injection(&t);
+        let why = inner
+            .first()
+            .map(|f| f.message.clone())
+            .or_else(|| check_decoded(&t).first().map(|f| f.message.clone()));
+        if let Some(why) = why {
+            out.push(format!("{kind} text decodes to an instruction ({why}): {}", quote(&t, 60)));
+            break;
+        }
+    }
+    out
+}
+
+/// Empties the cache of [`decoded_line`] (for cold-pass benchmarks).
+pub(crate) fn clear_cache() {
+    if let Ok(mut c) = DECODED.lock() {
+        c.clear();
+    }
 }
 
 #[cfg(test)]

@@ -2,7 +2,8 @@
 //! does.
 //!
 //! Flagged:
-//! - HTML comments with non-whitespace content (also unterminated ones), the markdown
+//! - HTML comments with non-whitespace content (also unterminated ones; an error when the
+//!   comment carries an action cue or an instruction, else a warning), the markdown
 //!   "comment" idiom `[//]: # (text)`, and HTML hidden by style (`display:none`,
 //!   `visibility:hidden`, `font-size:0`, …), by the `hidden` attribute, or inside
 //!   `<script>`/`<style>`/`<template>`/`<iframe>`/`<object>`/`<embed>`/`<noscript>`;
@@ -162,7 +163,16 @@ fn check_html_comments(text: &str, out: &mut Vec<Finding>) {
             } else {
                 "unterminated HTML comment carrying text"
             };
-            out.push(finding(line_of(text, start), format!("{what}: {}", quote(content, 60))));
+            // Hidden text is judged like plain text: a comment that carries an action cue (a
+            // process verb, an address, a command) is an error; a bare note is a warning.
+            let cue = content.lines().any(|l| crate::intent::judge(&crate::text::normalise(l)).1)
+                || !crate::injection::check_injection(content).is_empty();
+            let mut f = finding(line_of(text, start), format!("{what}: {}", quote(content, 60)));
+            if !cue {
+                f.severity = Severity::Warning;
+                f.message.push_str(" (no instruction in it)");
+            }
+            out.push(f);
         }
         from = next.max(body_start);
     }

@@ -18,6 +18,7 @@ mod imperative;
 mod injection;
 mod intent;
 mod paths;
+mod score;
 mod text;
 
 pub use decode::check_decoded;
@@ -85,6 +86,29 @@ pub fn check_security(
     out.sort_by(|a, b| a.line.cmp(&b.line).then(a.code.cmp(b.code)));
     out
 }
+
+/// The scorer features of one line (after the same normalisation the checks use), for the
+/// trainer in `examples/train_scorer.rs`; not part of the checking API.
+#[doc(hidden)]
+pub fn scorer_features(line: &str) -> Vec<String> {
+    intent::features(&text::normalise(line)).into_iter().map(|f| f.0).collect()
+}
+
+/// Forget every per-line answer memoised so far (injection verdicts, decoded lines, symlink
+/// and canonical-path answers), so that a benchmark can time a cold pass; not part of the
+/// checking API. Results never depend on the caches.
+#[doc(hidden)]
+pub fn clear_caches() {
+    intent::clear_cache();
+    injection::clear_cache();
+    decode::clear_cache();
+    paths::clear_caches();
+}
+
+/// Longest line whose per-line answers are memoised: knowledge bases repeat short lines
+/// (front-matter fields, stamps, table rules) across entries, while long body lines are
+/// unique and would only cost a copy and a hash.
+pub(crate) const MEMO_MAX_LINE: usize = 160;
 
 /// Compile a built-in pattern. The patterns are constants, covered by the unit tests that
 /// force every rule table, so this cannot fail on user input.

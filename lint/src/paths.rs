@@ -123,6 +123,9 @@ struct Context {
     depth: usize,
     /// Human-readable name of the entry's directory, for messages.
     dir_label: String,
+    /// Root, directory and label in one string: the key of the per-context caches, hashed
+    /// far faster than the paths themselves.
+    key: String,
 }
 
 fn normal_depth(p: &Path) -> usize {
@@ -137,27 +140,57 @@ fn normal_depth(p: &Path) -> usize {
     depth
 }
 
+/// Canonical forms of the roots and entry directories seen so far: `evokb lint` builds one
+/// context per record, with the same few directories each time, and each `canonicalize` is a
+/// file-system walk.
+static CANONICAL: LazyLock<std::sync::Mutex<std::collections::HashMap<PathBuf, PathBuf>>> =
+    LazyLock::new(Default::default);
+
+fn canonical(p: &Path) -> PathBuf {
+    if let Ok(cache) = CANONICAL.lock() {
+        if let Some(c) = cache.get(p) {
+            return c.clone();
+        }
+    }
+    let c = std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
+    if let Ok(mut cache) = CANONICAL.lock() {
+        if cache.len() > 10_000 {
+            cache.clear();
+        }
+        cache.insert(p.to_path_buf(), c.clone());
+    }
+    c
+}
+
 impl Context {
+    fn keyed(
+        root: Option<PathBuf>,
+        base: Option<PathBuf>,
+        depth: usize,
+        dir_label: String,
+    ) -> Context {
+        let key = format!("{root:?}\0{base:?}\0{depth}\0{dir_label}");
+        Context { root, base, depth, dir_label, key }
+    }
+
     fn new(repo_root: Option<&Path>, file_dir: Option<&Path>) -> Context {
-        let root = repo_root.map(|r| std::fs::canonicalize(r).unwrap_or_else(|_| r.to_path_buf()));
+        let root = repo_root.map(canonical);
         let dir_label =
             file_dir.map_or_else(|| "the repository root".to_string(), |d| d.display().to_string());
         match (root, file_dir) {
             (Some(root), dir) => {
                 let base = match dir {
-                    Some(d) if d.is_absolute() => {
-                        std::fs::canonicalize(d).unwrap_or_else(|_| d.to_path_buf())
-                    }
+                    Some(d) if d.is_absolute() => canonical(d),
                     Some(d) => root.join(d),
                     None => root.clone(),
                 };
                 let depth = base.strip_prefix(&root).map_or(0, normal_depth);
-                Context { base: Some(base), root: Some(root), depth, dir_label }
+                Context::keyed(Some(root), Some(base), depth, dir_label)
             }
             (None, Some(d)) if !d.is_absolute() => {
-                Context { root: None, base: None, depth: normal_depth(d), dir_label }
+                Context::keyed(None, None, normal_depth(d), dir_label)
             }
-            (None, _) => Context { root: None, base: None, depth: 0, dir_label },
+            (None, _) => Context::keyed(None, None, 0, dir_label),
         }
     }
 }
@@ -267,7 +300,8 @@ fn clean_token(raw: &str) -> &str {
 
 /// Resolve `token` from the entry's directory and from the root; report a symlink escape.
 /// Cache of symlink answers: (root, entry directory, token) to the escaping target.
-type EscapeCache = std::collections::HashMap<(PathBuf, Option<PathBuf>, String), Option<PathBuf>>;
+type EscapeCache =
+    std::collections::HashMap<String, std::collections::HashMap<String, Option<PathBuf>>>;
 
 /// Results of [`symlink_escape_uncached`] per (root, base, token): a lint run asks about the
 /// same tokens (`T.copy`, `docs/…`) thousands of times, and each question costs file-system
@@ -275,19 +309,20 @@ type EscapeCache = std::collections::HashMap<(PathBuf, Option<PathBuf>, String),
 static ESCAPES: LazyLock<std::sync::Mutex<EscapeCache>> = LazyLock::new(Default::default);
 
 fn symlink_escape(ctx: &Context, token: &str) -> Option<PathBuf> {
-    let root = ctx.root.as_ref()?;
-    let key = (root.clone(), ctx.base.clone(), token.to_string());
+    ctx.root.as_ref()?;
+    // Keyed by context, then by token, so that a lookup allocates nothing.
     if let Ok(cache) = ESCAPES.lock() {
-        if let Some(hit) = cache.get(&key) {
+        if let Some(hit) = cache.get(ctx.key.as_str()).and_then(|m| m.get(token)) {
             return hit.clone();
         }
     }
     let found = symlink_escape_uncached(ctx, token);
     if let Ok(mut cache) = ESCAPES.lock() {
-        if cache.len() > 100_000 {
-            cache.clear();
+        let m = cache.entry(ctx.key.clone()).or_default();
+        if m.len() > 100_000 {
+            m.clear();
         }
-        cache.insert(key, found.clone());
+        m.insert(token.to_string(), found.clone());
     }
     found
 }
@@ -332,105 +367,152 @@ pub fn check_paths(text: &str, repo_root: Option<&Path>, file_dir: Option<&Path>
     let ctx = Context::new(repo_root, file_dir);
     let mut out = Vec::new();
     for (line_no, raw_line) in crate::text::numbered_lines(text) {
-        // Every kind of path this check knows needs one of these bytes; most lines have none.
-        if !raw_line.bytes().any(|b| matches!(b, b'/' | b'\\' | b'~' | b'$' | b'%' | b'.')) {
+        // A line's findings depend on the line and the context alone (the file system is
+        // taken as fixed for the run, as for the symlink answers): each distinct line is
+        // judged once per context.
+        let memo = raw_line.len() <= crate::MEMO_MAX_LINE;
+        let cached = LINES
+            .lock()
+            .ok()
+            .filter(|_| memo)
+            .and_then(|c| c.get(ctx.key.as_str()).and_then(|m| m.get(raw_line)).cloned());
+        let found = match cached {
+            Some(f) => f,
+            None => {
+                let f = line_findings(&ctx, raw_line);
+                if let (true, Ok(mut c)) = (memo, LINES.lock()) {
+                    let m = c.entry(ctx.key.clone()).or_default();
+                    if m.len() > 200_000 {
+                        m.clear();
+                    }
+                    m.insert(raw_line.to_string(), f.clone());
+                }
+                f
+            }
+        };
+        for (severity, message) in found {
+            out.push(Finding { code: KB_SEC_PATH, severity, line: line_no, message });
+        }
+    }
+    out
+}
+
+/// Findings of one line per context: (root, entry directory, its label) to line to findings.
+type LineCache =
+    std::collections::HashMap<String, std::collections::HashMap<String, Vec<(Severity, String)>>>;
+static LINES: LazyLock<std::sync::Mutex<LineCache>> = LazyLock::new(Default::default);
+
+/// The path findings of one line, as (severity, message).
+fn line_findings(ctx: &Context, raw_line: &str) -> Vec<(Severity, String)> {
+    // Every kind of path this check knows needs one of these bytes; most lines have none.
+    if !raw_line.bytes().any(|b| matches!(b, b'/' | b'\\' | b'~' | b'$' | b'%' | b'.')) {
+        return Vec::new();
+    }
+    // Invisible characters are dropped (a path split by a zero-width space is still a path);
+    // an ASCII line has none, so it is used as it is.
+    let line: std::borrow::Cow<'_, str> = if raw_line.is_ascii() {
+        std::borrow::Cow::Borrowed(raw_line)
+    } else {
+        std::borrow::Cow::Owned(
+            raw_line
+                .chars()
+                .filter(|c| {
+                    !crate::text::is_zero_width(*c)
+                        && !crate::text::is_bidi_control(*c)
+                        && !crate::text::is_tag_char(*c)
+                })
+                .collect(),
+        )
+    };
+    let line: &str = &line;
+    let mut found: Vec<(String, String)> = Vec::new();
+    let push = |kind: &str, frag: &str, found: &mut Vec<(String, String)>| {
+        if !found.iter().any(|(_, f)| f == frag) {
+            found.push((kind.to_string(), frag.to_string()));
+        }
+    };
+
+    // URLs are masked; file:// URLs name a local path.
+    // Each pattern needs a byte that most lines lack; the regexes run only when it is there.
+    let mut masked = line.to_string();
+    let url_src = if line.contains("://") { line } else { "" };
+    for caps in URL.captures_iter(url_src) {
+        let (Some(all), Some(scheme)) = (caps.get(0), caps.get(1)) else {
+            continue;
+        };
+        if scheme.as_str().eq_ignore_ascii_case("file") {
+            push("file:// URL naming a local path", all.as_str(), &mut found);
+        }
+        masked.replace_range(all.range(), &" ".repeat(all.len()));
+    }
+    let windows_possible =
+        masked.contains(":\\") || masked.contains(":/") || masked.contains("\\\\");
+    let unmasked = if windows_possible { masked.clone() } else { String::new() };
+    for caps in WINDOWS.captures_iter(&unmasked) {
+        let Some(m) = caps.get(1) else { continue };
+        push("Windows absolute path", m.as_str(), &mut found);
+        masked.replace_range(m.range(), &" ".repeat(m.len()));
+    }
+    let home_src = if masked.contains(['$', '%']) { masked.as_str() } else { "" };
+    for m in HOME_VAR.find_iter(home_src) {
+        let frag = m
+            .as_str()
+            .trim_end_matches(|c: char| !c.is_ascii_alphanumeric() && c != '%' && c != '}');
+        push("home-directory reference", frag, &mut found);
+    }
+
+    for (raw, glued) in tokens(&masked) {
+        let token = clean_token(raw);
+        if token.is_empty() {
             continue;
         }
-        let line: String = raw_line
-            .chars()
-            .filter(|c| {
-                !crate::text::is_zero_width(*c)
-                    && !crate::text::is_bidi_control(*c)
-                    && !crate::text::is_tag_char(*c)
-            })
-            .collect();
-        let lower = line.to_lowercase();
-        let marked = PROVENANCE_MARKERS.iter().any(|m| lower.contains(m));
-        let suffix = if marked {
-            " (the line carries a provenance marker; the path is still outside the repository)"
-        } else {
-            ""
-        };
-        let mut found: Vec<(String, String)> = Vec::new();
-        let push = |kind: &str, frag: &str, found: &mut Vec<(String, String)>| {
-            if !found.iter().any(|(_, f)| f == frag) {
-                found.push((kind.to_string(), frag.to_string()));
+        if is_home_token(token) {
+            push("home-directory path", token, &mut found);
+        } else if is_absolute_path(token, glued) {
+            push("absolute path outside the repository", token, &mut found);
+        } else if !token.starts_with('/')
+            && (token.contains('/') || token.contains('\\'))
+            && token.split(['/', '\\']).any(|s| s == "..")
+        {
+            let levels = escape_levels(ctx.depth, token);
+            if levels > 0 {
+                let kind = format!(
+                    "`..` traversal climbs {levels} level(s) above the repository root (resolved from {})",
+                    ctx.dir_label
+                );
+                push(&kind, token, &mut found);
+            } else if let Some(target) = symlink_escape(ctx, token) {
+                let kind =
+                    format!("symlink resolves outside the repository (to {})", target.display());
+                push(&kind, token, &mut found);
             }
-        };
+        } else if !token.starts_with('/') && (token.contains('/') || token.contains('.')) {
+            if let Some(target) = symlink_escape(ctx, token) {
+                let kind =
+                    format!("symlink resolves outside the repository (to {})", target.display());
+                push(&kind, token, &mut found);
+            }
+        }
+    }
 
-        // URLs are masked; file:// URLs name a local path.
-        let mut masked = line.clone();
-        for caps in URL.captures_iter(&line) {
-            let (Some(all), Some(scheme)) = (caps.get(0), caps.get(1)) else {
-                continue;
-            };
-            if scheme.as_str().eq_ignore_ascii_case("file") {
-                push("file:// URL naming a local path", all.as_str(), &mut found);
-            }
-            masked.replace_range(all.range(), &" ".repeat(all.len()));
-        }
-        for caps in WINDOWS.captures_iter(&masked.clone()) {
-            let Some(m) = caps.get(1) else { continue };
-            push("Windows absolute path", m.as_str(), &mut found);
-            masked.replace_range(m.range(), &" ".repeat(m.len()));
-        }
-        for m in HOME_VAR.find_iter(&masked) {
-            let frag = m
-                .as_str()
-                .trim_end_matches(|c: char| !c.is_ascii_alphanumeric() && c != '%' && c != '}');
-            push("home-directory reference", frag, &mut found);
-        }
-
-        for (raw, glued) in tokens(&masked) {
-            let token = clean_token(raw);
-            if token.is_empty() {
-                continue;
-            }
-            if is_home_token(token) {
-                push("home-directory path", token, &mut found);
-            } else if is_absolute_path(token, glued) {
-                push("absolute path outside the repository", token, &mut found);
-            } else if !token.starts_with('/')
-                && (token.contains('/') || token.contains('\\'))
-                && token.split(['/', '\\']).any(|s| s == "..")
-            {
-                let levels = escape_levels(ctx.depth, token);
-                if levels > 0 {
-                    let kind = format!(
-                        "`..` traversal climbs {levels} level(s) above the repository root (resolved from {})",
-                        ctx.dir_label
-                    );
-                    push(&kind, token, &mut found);
-                } else if let Some(target) = symlink_escape(&ctx, token) {
-                    let kind = format!(
-                        "symlink resolves outside the repository (to {})",
-                        target.display()
-                    );
-                    push(&kind, token, &mut found);
-                }
-            } else if !token.starts_with('/') && (token.contains('/') || token.contains('.')) {
-                if let Some(target) = symlink_escape(&ctx, token) {
-                    let kind = format!(
-                        "symlink resolves outside the repository (to {})",
-                        target.display()
-                    );
-                    push(&kind, token, &mut found);
-                }
-            }
-        }
-
-        for (kind, frag) in found {
-            let blocking = !marked && is_sensitive(&kind, &frag);
-            // A provenance-marked path records where a fact came from; the spec lets provenance
-            // rot, so it is reported, not blocking. An unmarked one is content that points a
-            // future reader outside the repository.
-            out.push(Finding {
-                code: KB_SEC_PATH,
-                severity: if blocking { Severity::Error } else { Severity::Warning },
-                line: line_no,
-                message: format!("{kind}: {}{suffix}", quote(&frag, 80)),
-            });
-        }
+    if found.is_empty() {
+        return Vec::new();
+    }
+    let lower = line.to_lowercase();
+    let marked = PROVENANCE_MARKERS.iter().any(|m| lower.contains(m));
+    let suffix = if marked {
+        " (the line carries a provenance marker; the path is still outside the repository)"
+    } else {
+        ""
+    };
+    let mut out = Vec::new();
+    for (kind, frag) in found {
+        let blocking = !marked && is_sensitive(&kind, &frag);
+        // A provenance-marked path records where a fact came from; the spec lets provenance
+        // rot, so it is reported, not blocking. An unmarked one is content that points a
+        // future reader outside the repository.
+        let severity = if blocking { Severity::Error } else { Severity::Warning };
+        out.push((severity, format!("{kind}: {}{suffix}", quote(&frag, 80))));
     }
     out
 }
@@ -489,6 +571,19 @@ fn is_sensitive(kind: &str, frag: &str) -> bool {
         "/sbin/",
     ];
     f == "/" || f == "~" || SENSITIVE.iter().any(|s| f.contains(s)) || f.starts_with("\\\\")
+}
+
+/// Empties the symlink and canonical-path caches (for cold-pass benchmarks).
+pub(crate) fn clear_caches() {
+    if let Ok(mut c) = ESCAPES.lock() {
+        c.clear();
+    }
+    if let Ok(mut c) = CANONICAL.lock() {
+        c.clear();
+    }
+    if let Ok(mut c) = LINES.lock() {
+        c.clear();
+    }
 }
 
 #[cfg(test)]

