@@ -132,15 +132,12 @@ fn attributes(root: &Path, repo: &Repository, prefix: &str, install: &str) -> Ch
             paths.push(pattern);
         }
     }
+    let values = merge_attributes(repo, prefix, &paths);
     let missing: Vec<String> = paths
         .into_iter()
-        .filter(|p| {
-            let repo_path = format!("{prefix}{p}");
-            repo.get_attr(Path::new(&repo_path), "merge", AttrCheckFlags::FILE_THEN_INDEX)
-                .ok()
-                .flatten()
-                != Some("evokb")
-        })
+        .zip(values)
+        .filter(|(_, v)| v.as_deref() != Some("evokb"))
+        .map(|(p, _)| p)
         .collect();
     if missing.is_empty() {
         return Check::pass(NAME);
@@ -154,6 +151,48 @@ fn attributes(root: &Path, repo: &Repository, prefix: &str, install: &str) -> Ch
         ),
         install,
     )
+}
+
+/// The `merge` attribute of each path (relative to the knowledge-base root), as git reads it
+/// for a merge: `git check-attr`, which takes the working tree's `.gitattributes` (the index's
+/// only when the file is missing). libgit2's lookup also reads the committed file, so a line
+/// deleted since would go unseen; it serves only when the git program cannot run.
+fn merge_attributes(repo: &Repository, prefix: &str, paths: &[String]) -> Vec<Option<String>> {
+    let repo_paths: Vec<String> = paths.iter().map(|p| format!("{prefix}{p}")).collect();
+    let from_git = repo.workdir().and_then(|work| {
+        let out = std::process::Command::new("git")
+            .arg("-C")
+            .arg(work)
+            .args(["check-attr", "-z", "merge", "--"])
+            .args(&repo_paths)
+            .stdin(std::process::Stdio::null())
+            .output()
+            .ok()
+            .filter(|o| o.status.success())?;
+        // -z output: path NUL attribute NUL value NUL, in the order asked.
+        let text = String::from_utf8_lossy(&out.stdout).into_owned();
+        let fields: Vec<&str> = text.split('\0').collect();
+        let values: Vec<Option<String>> = fields
+            .chunks(3)
+            .filter(|c| c.len() == 3)
+            .map(|c| match c[2] {
+                "unspecified" | "unset" => None,
+                v => Some(v.to_string()),
+            })
+            .collect();
+        (values.len() == repo_paths.len()).then_some(values)
+    });
+    from_git.unwrap_or_else(|| {
+        repo_paths
+            .iter()
+            .map(|p| {
+                repo.get_attr(Path::new(p), "merge", AttrCheckFlags::FILE_THEN_INDEX)
+                    .ok()
+                    .flatten()
+                    .map(str::to_string)
+            })
+            .collect()
+    })
 }
 
 /// `.evokb/` holds a binary database that must never be committed or merged.
