@@ -20,6 +20,7 @@ pub fn evokb_command() -> String {
 
 /// The first word of a shell command line as the shell reads it (single quotes, with `'\''`
 /// escapes, double quotes or a bare word), and the rest of the line.
+#[cfg(feature = "git")]
 pub fn first_shell_word(line: &str) -> (String, &str) {
     let line = line.trim_start();
     let mut word = String::new();
@@ -51,7 +52,7 @@ pub fn first_shell_word(line: &str) -> (String, &str) {
     (word, "")
 }
 
-#[cfg(test)]
+#[cfg(all(test, feature = "git"))]
 mod tests {
     use super::*;
 

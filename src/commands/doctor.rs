@@ -6,7 +6,7 @@
 //! `git` feature or outside a repository.
 
 use std::fmt::Write as _;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::ExitCode;
 
 use serde::Serialize;
@@ -210,9 +210,9 @@ fn git_checks(_: &Path) -> Vec<Check> {
 }
 
 /// Runs `binary --version` and says what is wrong when it is not a working evokb.
+#[cfg(feature = "git")]
 pub fn runs_as_evokb(binary: &str) -> Result<(), String> {
-    let path = PathBuf::from(binary);
-    let out = std::process::Command::new(&path)
+    let out = std::process::Command::new(binary)
         .arg("--version")
         .stdin(std::process::Stdio::null())
         .output()
