@@ -16,6 +16,10 @@ use crate::error::{CmdResult, CommandError, ErrorKind};
 
 pub mod doctor;
 
+/// The merge driver's arguments after the binary: git's placeholders for base, ours, theirs and
+/// the path.
+pub const DRIVER_ARGS: &str = "merge-driver %O %A %B %P";
+
 fn git_err(what: &str, err: git2::Error) -> CommandError {
     CommandError::new(ErrorKind::Store, format!("{what}: {}", err.message()))
 }
@@ -178,10 +182,7 @@ pub fn register_merge_driver(kb_root: &Path) -> CmdResult<Option<PathBuf>> {
         .set_str("merge.evokb.name", "evokb record-level merge")
         .map_err(|e| git_err("cannot set merge.evokb.name", e))?;
     config
-        .set_str(
-            "merge.evokb.driver",
-            &format!("{} merge-driver %O %A %B %P", crate::exe::evokb_command()),
-        )
+        .set_str("merge.evokb.driver", &format!("{} {DRIVER_ARGS}", crate::exe::evokb_command()))
         .map_err(|e| git_err("cannot set merge.evokb.driver", e))?;
     Ok(Some(attributes))
 }

@@ -6,12 +6,9 @@ use std::path::Path;
 use evokb_export::layout::Layout;
 use git2::{AttrCheckFlags, Repository};
 
-use super::{hooks_dir, repo_for};
+use super::{hooks_dir, repo_for, DRIVER_ARGS};
 use crate::commands::doctor::{fix_command, runs_as_evokb, Check, GIT_CHECKS};
 use crate::exe::{first_shell_word, shell_quote};
-
-/// The merge driver's arguments after the binary, as `evokb init` registers them.
-const DRIVER_ARGS: &str = "merge-driver %O %A %B %P";
 
 /// Every repository check of the knowledge base at `root`, skipped outside a repository.
 pub fn checks(root: &Path) -> Vec<Check> {
