@@ -183,6 +183,14 @@ pub enum Command {
     /// Install git hooks
     #[command(subcommand)]
     Hooks(HooksCmd),
+    /// Serve the knowledge base to agents over MCP (JSON-RPC on stdin and stdout)
+    Mcp,
+    /// Check what a clone needs: merge driver, hook, attributes, ignored store, store in sync
+    Doctor {
+        /// Print {"ok", "checks": [{name, ok, skipped, problem, fix}]}
+        #[arg(long)]
+        json: bool,
+    },
     /// Merge base, ours and theirs of a managed file record by record (git merge driver)
     MergeDriver {
         /// The common ancestor's version (%O)
@@ -196,6 +204,10 @@ pub enum Command {
     },
     /// Check entries, queue items, repros and files against the rules (exit 1 on any error)
     Lint {
+        /// Only the findings of this file (can be repeated; a path relative to the root or a
+        /// topic-file name)
+        #[arg(long = "file", value_name = "PATH")]
+        files: Vec<String>,
         /// Print {findings: [{code, severity, file, line, id, message}]}
         #[arg(long)]
         json: bool,
@@ -291,7 +303,7 @@ pub enum PreferArg {
     Store,
 }
 
-fn parse_kind(s: &str) -> Result<evokb_store::Kind, String> {
+pub fn parse_kind(s: &str) -> Result<evokb_store::Kind, String> {
     evokb_store::Kind::from_tag(s).ok_or_else(|| {
         let tags: Vec<&str> = evokb_store::Kind::ALL.iter().map(|k| k.tag()).collect();
         format!("unknown kind '{s}' (kinds: {})", tags.join(", "))
@@ -542,7 +554,7 @@ impl FacetArgs {
 /// `evokb hooks …`
 #[derive(Debug, Subcommand)]
 pub enum HooksCmd {
-    /// Write a pre-commit hook running `render --check` and lint errors
+    /// Register the merge driver and write the pre-commit hook, with this binary's absolute path
     Install,
 }
 

@@ -88,6 +88,21 @@ impl CommandError {
         }
     }
 
+    /// The message, one indented line per detail and one `hint:` line per hint, as the CLI
+    /// prints them after `evokb: `.
+    pub fn full_text(&self) -> String {
+        let mut out = self.message.clone();
+        for detail in &self.details {
+            out.push_str("\n  ");
+            out.push_str(detail);
+        }
+        for hint in &self.hints {
+            out.push_str("\nhint: ");
+            out.push_str(hint);
+        }
+        out
+    }
+
     /// Whether this is a closed stdout (a pipe to `head`), which is not a failure.
     pub fn is_broken_pipe(&self) -> bool {
         self.broken_pipe

@@ -14,6 +14,12 @@ use git2::{build::TreeUpdateBuilder, FileMode, Repository, Signature, Time};
 
 use crate::error::{CmdResult, CommandError, ErrorKind};
 
+pub mod doctor;
+
+/// The merge driver's arguments after the binary: git's placeholders for base, ours, theirs and
+/// the path.
+pub const DRIVER_ARGS: &str = "merge-driver %O %A %B %P";
+
 fn git_err(what: &str, err: git2::Error) -> CommandError {
     CommandError::new(ErrorKind::Store, format!("{what}: {}", err.message()))
 }
@@ -144,18 +150,6 @@ fn attribute_patterns(prefix: &str, lay: &layout::Layout) -> Vec<String> {
     lay.patterns().into_iter().map(|p| format!("{prefix}{p}")).collect()
 }
 
-/// The running evokb binary as a shell word: its absolute path, single-quoted. git runs the
-/// merge driver and the hook through the shell with its own `PATH`, so a bare `evokb` fails
-/// with "evokb: not found" whenever the binary was run as `target/release/evokb`; registering
-/// the absolute path, as git's filter tools do, makes them run either way.
-fn evokb_command() -> String {
-    let exe = std::env::current_exe()
-        .and_then(|p| p.canonicalize())
-        .map(|p| p.display().to_string())
-        .unwrap_or_else(|_| "evokb".to_string());
-    format!("'{}'", exe.replace('\'', "'\\''"))
-}
-
 /// Registers `evokb merge-driver` for the managed files: `.gitattributes` lines and the
 /// repository's `merge.evokb.*` config, with the absolute path of the running binary. Does
 /// nothing outside a git repository.
@@ -188,7 +182,7 @@ pub fn register_merge_driver(kb_root: &Path) -> CmdResult<Option<PathBuf>> {
         .set_str("merge.evokb.name", "evokb record-level merge")
         .map_err(|e| git_err("cannot set merge.evokb.name", e))?;
     config
-        .set_str("merge.evokb.driver", &format!("{} merge-driver %O %A %B %P", evokb_command()))
+        .set_str("merge.evokb.driver", &format!("{} {DRIVER_ARGS}", crate::exe::evokb_command()))
         .map_err(|e| git_err("cannot set merge.evokb.driver", e))?;
     Ok(Some(attributes))
 }
@@ -196,7 +190,7 @@ pub fn register_merge_driver(kb_root: &Path) -> CmdResult<Option<PathBuf>> {
 /// Writes the pre-commit hook that refuses commits whose managed files are out of sync.
 pub fn install_hook(kb_root: &Path) -> CmdResult<PathBuf> {
     let (repo, prefix) = repo_for(kb_root)?;
-    let hooks = repo.path().join("hooks");
+    let hooks = hooks_dir(&repo);
     std::fs::create_dir_all(&hooks)?;
     let hook = hooks.join("pre-commit");
     if hook.exists() {
@@ -213,7 +207,7 @@ pub fn install_hook(kb_root: &Path) -> CmdResult<PathBuf> {
         if prefix.is_empty() { ".".to_string() } else { prefix.trim_end_matches('/').to_string() };
     let script = format!(
         "#!/bin/sh\n# installed by evokb hooks install: refuse commits whose knowledge-base files lose records to a\n# structural slip (strict import check, writes nothing), differ from the store, or whose entries\n# have lint errors.\nset -e\ncd \"$(git rev-parse --show-toplevel)\"\nEVOKB={exe}\n[ -x \"$EVOKB\" ] || EVOKB=evokb\n\"$EVOKB\" --root '{root}' import --check --strict >/dev/null || {{\n  echo \"evokb: the strict import check failed (see above; 'evokb import --check' explains each problem)\" >&2\n  exit 1\n}}\n\"$EVOKB\" --root '{root}' render --check >/dev/null || {{\n  echo \"evokb: managed files differ from the store (run 'evokb import' or 'evokb render')\" >&2\n  exit 1\n}}\n\"$EVOKB\" --root '{root}' lint --errors-only\n",
-        exe = evokb_command()
+        exe = crate::exe::evokb_command()
     );
     std::fs::write(&hook, script)?;
     #[cfg(unix)]
@@ -222,6 +216,17 @@ pub fn install_hook(kb_root: &Path) -> CmdResult<PathBuf> {
         std::fs::set_permissions(&hook, std::fs::Permissions::from_mode(0o755))?;
     }
     Ok(hook)
+}
+
+/// The folder git runs hooks from: `core.hooksPath` (relative to the working tree) when set,
+/// else `.git/hooks`.
+fn hooks_dir(repo: &Repository) -> PathBuf {
+    let configured = repo.config().ok().and_then(|c| c.get_path("core.hooksPath").ok());
+    match (configured, repo.workdir()) {
+        (Some(p), Some(work)) if p.is_relative() => work.join(p),
+        (Some(p), _) => p,
+        (None, _) => repo.path().join("hooks"),
+    }
 }
 
 /// The files git tracks under `examples/` (relative to the knowledge-base root) and every

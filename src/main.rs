@@ -10,6 +10,7 @@ mod cli;
 mod clock;
 mod commands;
 mod error;
+mod exe;
 #[cfg(feature = "git")]
 mod git;
 mod root;
@@ -67,14 +68,7 @@ fn main() -> ExitCode {
             if err.is_broken_pipe() {
                 return ExitCode::SUCCESS;
             }
-            let mut stderr = std::io::stderr().lock();
-            let _ = writeln!(stderr, "evokb: {err}");
-            for detail in &err.details {
-                let _ = writeln!(stderr, "  {detail}");
-            }
-            for hint in &err.hints {
-                let _ = writeln!(stderr, "hint: {hint}");
-            }
+            let _ = writeln!(std::io::stderr().lock(), "evokb: {}", err.full_text());
             ExitCode::from(err.kind.exit_code())
         }
     }

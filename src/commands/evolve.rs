@@ -73,6 +73,29 @@ fn topic_path(store: &evokb_store::Store, file: &str) -> CmdResult<String> {
     Ok(if dir.is_empty() { file.to_string() } else { format!("{dir}/{file}") })
 }
 
+/// Adds entries (topic-file text) to `file` under the add rules: the one add of `evokb add`,
+/// `evokb negate` and the MCP `add` tool.
+pub fn add_text(
+    root: &Path,
+    file: &str,
+    text: &str,
+    a: &ActorArgs,
+    enqueue: bool,
+    negative: bool,
+) -> CmdResult<AddOutcome> {
+    let c = ctx(Some(root))?;
+    let mode = if enqueue { MissingTriad::Enqueue } else { MissingTriad::Refuse };
+    Ok(evolve::add(
+        &c.store,
+        &c.root,
+        &topic_path(&c.store, file)?,
+        text,
+        &actor(a, &c.today),
+        negative,
+        mode,
+    )?)
+}
+
 pub fn add(
     root: Option<&Path>,
     file: &str,
@@ -81,19 +104,9 @@ pub fn add(
     enqueue: bool,
     negative: bool,
 ) -> CmdResult {
-    let c = ctx(root)?;
+    let root = root::find(root)?;
     let text = read_source(source)?;
-    let mode = if enqueue { MissingTriad::Enqueue } else { MissingTriad::Refuse };
-    let out = evolve::add(
-        &c.store,
-        &c.root,
-        &topic_path(&c.store, file)?,
-        &text,
-        &actor(a, &c.today),
-        negative,
-        mode,
-    )?;
-    match out {
+    match add_text(&root, file, &text, a, enqueue, negative)? {
         AddOutcome::Added(ids) => {
             print(&ids.iter().map(|i| format!("added entry '{i}'\n")).collect::<String>())?
         }
@@ -102,6 +115,25 @@ pub fn add(
         ))?,
     }
     ok()
+}
+
+/// Files a pending queue item: `evokb queue add` and the MCP `queue_add` tool.
+pub fn queue_add(root: &Path, item: &NewItem, a: &ActorArgs) -> CmdResult<String> {
+    let c = ctx(Some(root))?;
+    Ok(queue::add(&c.store, item, &actor(a, &c.today))?)
+}
+
+/// Adds a confirmation to a queue item: `evokb queue confirm` and the MCP `queue_confirm` tool.
+pub fn queue_confirm(
+    root: &Path,
+    vp: &str,
+    lineage: Option<&str>,
+    evidence: Option<&str>,
+    fast_track: bool,
+    a: &ActorArgs,
+) -> CmdResult<queue::Confirmed> {
+    let c = ctx(Some(root))?;
+    Ok(queue::confirm(&c.store, vp, lineage, evidence, fast_track, &actor(a, &c.today))?)
 }
 
 pub fn update(root: Option<&Path>, id: &str, sets: &[String], a: &ActorArgs) -> CmdResult {
@@ -153,7 +185,8 @@ pub fn clear(root: Option<&Path>, id: &str, reason: &str, a: &ActorArgs) -> CmdR
 }
 
 pub fn queue(root: Option<&Path>, cmd: &QueueCmd) -> CmdResult {
-    let c = ctx(root)?;
+    let root = root::find(root)?;
+    // Add and confirm share their function with the MCP tools, which open the store themselves.
     match cmd {
         QueueCmd::Add {
             kind,
@@ -165,7 +198,6 @@ pub fn queue(root: Option<&Path>, cmd: &QueueCmd) -> CmdResult {
             delta_file,
             actor: a,
         } => {
-            let delta = read_source(Some(delta_file))?;
             let n = NewItem {
                 kind: kind.clone(),
                 title: title.clone(),
@@ -173,27 +205,28 @@ pub fn queue(root: Option<&Path>, cmd: &QueueCmd) -> CmdResult {
                 repro: repro.clone(),
                 toolchain: toolchain.clone(),
                 target_doc: target_doc.clone(),
-                delta,
+                delta: read_source(Some(delta_file))?,
             };
-            let id = queue::add(&c.store, &n, &actor(a, &c.today))?;
+            let id = queue_add(&root, &n, a)?;
             print(&format!("queued {id}\n"))?;
+            return ok();
         }
         QueueCmd::Confirm { vp, lineage, evidence, fast_track, actor: a } => {
-            let r = queue::confirm(
-                &c.store,
-                vp,
-                lineage.as_deref(),
-                evidence.as_deref(),
-                *fast_track,
-                &actor(a, &c.today),
-            )?;
+            let r =
+                queue_confirm(&root, vp, lineage.as_deref(), evidence.as_deref(), *fast_track, a)?;
             let note = if r.counted {
                 ""
             } else {
                 " (same task or lineage: evidence appended, not counted)"
             };
             print(&format!("{vp}: {} {}{note}\n", r.confirmations, r.status))?;
+            return ok();
         }
+        _ => {}
+    }
+    let c = ctx(Some(&root))?;
+    match cmd {
+        QueueCmd::Add { .. } | QueueCmd::Confirm { .. } => {}
         QueueCmd::Show { vp, json: json_out } => {
             let rec = c.store.read()?.record_by_id(Kind::QueueItem, vp)?.ok_or_else(|| {
                 CommandError::new(ErrorKind::Usage, format!("no queue item '{vp}'"))

@@ -50,11 +50,22 @@ pub fn snapshot(_: Option<&Path>, _: Option<&str>, _: Option<&str>, _: &[String]
     Err(CommandError::new(ErrorKind::Usage, "this evokb was built without the 'git' feature"))
 }
 
+/// `evokb hooks install`: registers the merge driver (attributes and config) and writes the
+/// pre-commit hook, both calling this binary by its absolute path; running it again changes
+/// nothing but a path that moved.
 #[cfg(feature = "git")]
 pub fn hooks_install(root: Option<&Path>) -> CmdResult {
     let root = root::find(root)?;
+    let mut out = String::new();
+    if let Some(attributes) = register_merge_driver(&root)? {
+        out.push_str(&format!(
+            "registered the evokb merge driver in {} and the repository config\n",
+            attributes.display()
+        ));
+    }
     let hook = crate::git::install_hook(&root)?;
-    print(&format!("installed {}\n", hook.display()))?;
+    out.push_str(&format!("installed {}\n", hook.display()));
+    print(&out)?;
     ok()
 }
 

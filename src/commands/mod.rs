@@ -1,8 +1,10 @@
 //! Command dispatch: one function per subcommand, each returning the exit code or an error.
 
 mod analytics;
+pub mod doctor;
 mod evolve;
 mod gitops;
+mod mcp;
 mod policy;
 mod rebuild;
 mod records;
@@ -46,7 +48,9 @@ pub fn run(cli: &Cli) -> CmdResult {
         Command::Report { task, cmd: None } => evolve::report(root, task.as_deref().unwrap_or("")),
         Command::Export { format, dir, json } => analytics::export(root, *format, dir, *json),
         Command::List { kind, json } => records::list(root, *kind, *json),
-        Command::Lint { json, errors_only } => policy::lint(root, *json, *errors_only),
+        Command::Lint { files, json, errors_only } => {
+            policy::lint(root, files, *json, *errors_only)
+        }
         Command::Budget { json } => policy::budget(root, *json),
         Command::Stale { stamp, include_unknown, json } => {
             policy::stale(root, stamp.as_deref(), *include_unknown, *json)
@@ -84,6 +88,8 @@ pub fn run(cli: &Cli) -> CmdResult {
             gitops::snapshot(root, task.as_deref(), summary.as_deref(), apply)
         }
         Command::Hooks(HooksCmd::Install) => gitops::hooks_install(root),
+        Command::Mcp => mcp::serve(root),
+        Command::Doctor { json } => doctor::doctor(root, *json),
         Command::MergeDriver { base, ours, theirs, path } => {
             gitops::merge_driver(base, ours, theirs, path)
         }

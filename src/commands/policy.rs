@@ -25,14 +25,63 @@ fn tracked(_: &Path) -> Option<std::collections::HashSet<String>> {
     None
 }
 
-pub fn lint(root: Option<&Path>, json_out: bool, errors_only: bool) -> CmdResult {
-    let root = root::find(root)?;
-    let store = root::open_for_reading(&root)?;
-    let budgets = budgets(&root)?;
-    let tracked = tracked(&root);
-    let input = LintInput { root: &root, tracked_examples: tracked.as_ref(), budgets: &budgets };
+/// Runs every lint rule, updates the quarantine flags from the findings, and keeps the findings
+/// of `files` (paths relative to the root, absolute paths under it, or topic-file names; all
+/// files when empty): the lint of both `evokb lint` and the MCP `lint` tool. Returns the
+/// findings and the ids whose quarantine was lifted.
+pub fn findings(root: &Path, files: &[String]) -> CmdResult<(Vec<policy::Finding>, Vec<String>)> {
+    let store = root::open_for_reading(root)?;
+    let budgets = budgets(root)?;
+    let tracked = tracked(root);
+    let input = LintInput { root, tracked_examples: tracked.as_ref(), budgets: &budgets };
     let mut findings = policy::lint(&store.read()?, &input)?;
-    let lifted = update_quarantine(&root, &store, &findings)?;
+    let lifted = update_quarantine(root, &store, &findings)?;
+    if !files.is_empty() {
+        let wanted = files
+            .iter()
+            .map(|f| file_of(root, &store, f))
+            .collect::<CmdResult<std::collections::HashSet<String>>>()?;
+        findings.retain(|f| wanted.contains(&f.file));
+    }
+    Ok((findings, lifted))
+}
+
+/// The root-relative path a `--file` value names: a managed file or repro the store knows, or a
+/// file under the root; a bare topic-file name resolves to the topic file of that name.
+fn file_of(root: &Path, store: &evokb_store::Store, given: &str) -> CmdResult<String> {
+    let rel = Path::new(given)
+        .strip_prefix(root)
+        .ok()
+        .map(|p| p.to_string_lossy().replace('\\', "/"))
+        .unwrap_or_else(|| given.trim_start_matches("./").to_string());
+    let txn = store.read()?;
+    if txn.file(&rel)?.is_some() || root.join(&rel).is_file() {
+        return Ok(rel);
+    }
+    let by_name: Vec<String> = txn
+        .files()?
+        .into_iter()
+        .map(|f| f.path)
+        .filter(|p| p.rsplit('/').next() == Some(rel.as_str()))
+        .collect();
+    match by_name.as_slice() {
+        [one] => Ok(one.clone()),
+        [] => Err(CommandError::new(
+            ErrorKind::Usage,
+            format!("'{given}' is not a file of the knowledge base at '{}'", root.display()),
+        )
+        .hint("name a managed file by its path relative to the root, e.g. 'PL/attention.md'")),
+        many => Err(CommandError::new(
+            ErrorKind::Usage,
+            format!("'{given}' names several managed files: {}", many.join(", ")),
+        )
+        .hint("give the path relative to the root")),
+    }
+}
+
+pub fn lint(root: Option<&Path>, files: &[String], json_out: bool, errors_only: bool) -> CmdResult {
+    let root = root::find(root)?;
+    let (mut findings, lifted) = findings(&root, files)?;
     if errors_only {
         findings.retain(policy::Finding::is_error);
     }

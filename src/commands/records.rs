@@ -1,5 +1,6 @@
 //! `get`, `set`, `add` and `list`: reading and changing individual records.
 
+use std::collections::HashSet;
 use std::fmt::Write as _;
 use std::path::Path;
 
@@ -27,9 +28,10 @@ fn record_json(rec: &Record) -> serde_json::Value {
     })
 }
 
-pub fn get(root: Option<&Path>, id: &str, kind: Option<Kind>, json_out: bool) -> CmdResult {
-    let root = root::find(root)?;
-    let store = root::open_for_reading(&root)?;
+/// The record with `id` (of `kind`), a consolidated entry resolved to its survivor: the lookup
+/// of both `evokb get` and the MCP `get` tool.
+pub fn lookup(root: &Path, id: &str, kind: Option<Kind>) -> CmdResult<Record> {
+    let store = root::open_for_reading(root)?;
     let txn = store.read()?;
     let found = mutate::find(&txn, id, kind)?;
     // A consolidated entry resolves to its survivor.
@@ -39,16 +41,26 @@ pub fn get(root: Option<&Path>, id: &str, kind: Option<Kind>, json_out: bool) ->
         }
         _ => found,
     };
-    let rec = found.ok_or_else(|| {
+    found.ok_or_else(|| {
         CommandError::new(ErrorKind::Usage, format!("no record has the id '{id}'"))
             .hint("'evokb list' shows the ids the store holds")
-    })?;
+    })
+}
+
+/// The JSON of `get --json`: the record, and `resolved_from` when `id` was consolidated away.
+pub fn get_json(rec: &Record, id: &str) -> serde_json::Value {
+    let mut value = record_json(rec);
+    if rec.id != id {
+        value["resolved_from"] = json!(id);
+    }
+    value
+}
+
+pub fn get(root: Option<&Path>, id: &str, kind: Option<Kind>, json_out: bool) -> CmdResult {
+    let root = root::find(root)?;
+    let rec = lookup(&root, id, kind)?;
     if json_out {
-        let mut value = record_json(&rec);
-        if rec.id != id {
-            value["resolved_from"] = json!(id);
-        }
-        print_json(&value)?;
+        print_json(&get_json(&rec, id))?;
     } else {
         let mut out = String::new();
         if rec.id != id {
@@ -119,10 +131,16 @@ pub fn list(root: Option<&Path>, kind: Option<Kind>, json_out: bool) -> CmdResul
     ok()
 }
 
-pub fn query(root: Option<&Path>, filter: &evokb_store::Filter, json_out: bool) -> CmdResult {
-    let root = root::find(root)?;
-    let mut store = root::open_for_reading(&root)?;
+/// The rows a facet filter selects and the ids under quarantine: the query of both
+/// `evokb query` and the MCP `query` tool. A damaged facet index is rebuilt first, and the
+/// rebuild's note is returned for stderr.
+pub fn query_rows(
+    root: &Path,
+    filter: &evokb_store::Filter,
+) -> CmdResult<(Vec<evokb_store::QueryRow>, HashSet<String>, Option<String>)> {
+    let mut store = root::open_for_reading(root)?;
     let first = store.read()?.query(filter);
+    let mut note = None;
     let rows = match first {
         // A facet index row that does not decode is derived data gone bad: rebuild the index
         // from the records (through a checked write handle) and answer again.
@@ -130,29 +148,44 @@ pub fn query(root: Option<&Path>, filter: &evokb_store::Filter, json_out: bool) 
             if table.starts_with("idx.") =>
         {
             drop(store);
-            store = root::open(&root)?;
+            store = root::open(root)?;
             let reason = format!(
                 "was damaged (the row at key {key} in '{table}' does not decode: {detail})"
             );
-            let rebuilt = store.rebuild_facet_index(reason)?;
-            eprintln!("evokb: {rebuilt}");
+            note = Some(store.rebuild_facet_index(reason)?.to_string());
             let txn = store.read()?;
             txn.query(filter)?
         }
         other => other?,
     };
-    let txn = store.read()?;
-    let quarantined = evokb_evolve::quarantine::active_ids(&txn)?;
-    if json_out && !quarantined.is_empty() {
-        let mut values: Vec<serde_json::Value> = Vec::with_capacity(rows.len());
-        for r in &rows {
-            let mut v = serde_json::to_value(r).map_err(std::io::Error::from)?;
-            if quarantined.contains(&r.id) {
-                v["quarantined"] = json!(true);
-            }
-            values.push(v);
+    let quarantined = evokb_evolve::quarantine::active_ids(&store.read()?)?;
+    Ok((rows, quarantined, note))
+}
+
+/// Query rows as JSON values, each marked `"quarantined": true` when it is.
+pub fn rows_json(
+    rows: &[evokb_store::QueryRow],
+    quarantined: &HashSet<String>,
+) -> CmdResult<Vec<serde_json::Value>> {
+    let mut values: Vec<serde_json::Value> = Vec::with_capacity(rows.len());
+    for r in rows {
+        let mut v = serde_json::to_value(r).map_err(std::io::Error::from)?;
+        if quarantined.contains(&r.id) {
+            v["quarantined"] = json!(true);
         }
-        print_json(&serde_json::Value::Array(values))?;
+        values.push(v);
+    }
+    Ok(values)
+}
+
+pub fn query(root: Option<&Path>, filter: &evokb_store::Filter, json_out: bool) -> CmdResult {
+    let root = root::find(root)?;
+    let (rows, quarantined, note) = query_rows(&root, filter)?;
+    if let Some(note) = note {
+        eprintln!("evokb: {note}");
+    }
+    if json_out && !quarantined.is_empty() {
+        print_json(&serde_json::Value::Array(rows_json(&rows, &quarantined)?))?;
         return ok();
     }
     if json_out {

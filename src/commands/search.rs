@@ -3,7 +3,7 @@
 use std::fmt::Write as _;
 use std::path::Path;
 
-use evokb_evolve::hits::{hit_counts, record_hit};
+use evokb_evolve::hits::{hit_counts, record_hit, EntryHits};
 use evokb_store::search::SearchQuery;
 use serde_json::json;
 
@@ -18,6 +18,75 @@ use crate::clock::utc_now;
 pub const QUARANTINE_MARK: &str =
     "  [QUARANTINED: KB-SEC finding, see 'evokb lint'; 'evokb clear ID --reason …' after review]";
 
+/// What a search found, and the notes for stderr (an index rebuilt, a hit kept in the store only).
+pub struct Found {
+    /// The hits, best first.
+    pub hits: Vec<evokb_store::search::SearchHit>,
+    /// The ids under quarantine.
+    pub quarantined: std::collections::HashSet<String>,
+    /// One line each, for stderr.
+    pub notes: Vec<String>,
+}
+
+/// Searches the store of the knowledge base at `root` and records the hit (with `task`) when
+/// results come back: the one search of both `evokb search` and the MCP `search` tool.
+pub fn find(
+    root: &Path,
+    text: &str,
+    filter: evokb_store::Filter,
+    top: usize,
+    task: Option<&str>,
+) -> CmdResult<Found> {
+    if text.trim().is_empty() {
+        return Err(CommandError::new(ErrorKind::Usage, "the query is empty"));
+    }
+    let store = root::open(root)?;
+    let q = SearchQuery {
+        text: text.to_string(),
+        facets: filter.facets,
+        id_prefixes: filter.id_prefixes,
+        top,
+    };
+    let outcome = store.search(&q)?;
+    let mut notes: Vec<String> = outcome.rebuilt.iter().map(ToString::to_string).collect();
+    let hits = outcome.hits;
+    let quarantined = evokb_evolve::quarantine::active_ids(&store.read()?)?;
+    if !hits.is_empty() {
+        let ids: Vec<String> = hits.iter().map(|h| h.id.clone()).collect();
+        let report = record_hit(root, &store, &utc_now(), text, &ids, task)?;
+        if !report.file_written {
+            notes.push(
+                "kb_search_log.jsonl was edited since the last sync; the hit is in the store only until 'evokb import' and 'evokb render'".to_string(),
+            );
+        }
+    }
+    Ok(Found { hits, quarantined, notes })
+}
+
+/// The JSON of a search: `{query, results: [{id, source, title, path, facets, score, snippet}]}`.
+pub fn results_json(text: &str, found: &Found) -> serde_json::Value {
+    let results: Vec<serde_json::Value> = found
+        .hits
+        .iter()
+        .map(|h| {
+            let mut v = json!({
+                "id": h.id,
+                "source": h.source,
+                "title": h.title,
+                "path": h.path,
+                "facets": h.facets,
+                "score": (f64::from(h.score) * 1000.0).round() / 1000.0,
+                "snippet": h.snippet,
+            });
+            if found.quarantined.contains(&h.id) {
+                v["quarantined"] = json!(true);
+            }
+            v
+        })
+        .collect();
+    json!({"query": text, "results": results})
+}
+
 pub fn search(
     root: Option<&Path>,
     text: &str,
@@ -26,55 +95,16 @@ pub fn search(
     task: Option<&str>,
     json_out: bool,
 ) -> CmdResult {
-    if text.trim().is_empty() {
-        return Err(CommandError::new(ErrorKind::Usage, "the query is empty"));
-    }
     let root = root::find(root)?;
-    let store = root::open(&root)?;
-    let filter = facets.filter();
-    let q = SearchQuery {
-        text: text.to_string(),
-        facets: filter.facets,
-        id_prefixes: filter.id_prefixes,
-        top,
-    };
-    let outcome = store.search(&q)?;
-    if let Some(rebuilt) = &outcome.rebuilt {
-        eprintln!("evokb: {rebuilt}");
-    }
-    let hits = outcome.hits;
-    let quarantined = evokb_evolve::quarantine::active_ids(&store.read()?)?;
-    if !hits.is_empty() {
-        let ids: Vec<String> = hits.iter().map(|h| h.id.clone()).collect();
-        let report = record_hit(&root, &store, &utc_now(), text, &ids, task)?;
-        if !report.file_written {
-            eprintln!(
-                "evokb: kb_search_log.jsonl was edited since the last sync; the hit is in the store only until 'evokb import' and 'evokb render'"
-            );
-        }
+    let found = find(&root, text, facets.filter(), top, task)?;
+    for note in &found.notes {
+        eprintln!("evokb: {note}");
     }
     if json_out {
-        let results: Vec<serde_json::Value> = hits
-            .iter()
-            .map(|h| {
-                let mut v = json!({
-                    "id": h.id,
-                    "source": h.source,
-                    "title": h.title,
-                    "path": h.path,
-                    "facets": h.facets,
-                    "score": (f64::from(h.score) * 1000.0).round() / 1000.0,
-                    "snippet": h.snippet,
-                });
-                if quarantined.contains(&h.id) {
-                    v["quarantined"] = json!(true);
-                }
-                v
-            })
-            .collect();
-        print_json(&json!({"query": text, "results": results}))?;
+        print_json(&results_json(text, &found))?;
         return ok();
     }
+    let (hits, quarantined) = (&found.hits, &found.quarantined);
     if hits.is_empty() {
         print(&format!("evokb search: no entries matched '{text}'\n"))?;
         return ok();
@@ -106,9 +136,9 @@ pub fn search(
     ok()
 }
 
-pub fn hits(root: Option<&Path>, since: Option<&str>, json_out: bool) -> CmdResult {
-    let root = root::find(root)?;
-    let store = root::open_for_reading(&root)?;
+/// Hits per entry (`since` a date or timestamp) and the hit targets with none, sorted.
+pub fn hit_table(root: &Path, since: Option<&str>) -> CmdResult<(Vec<EntryHits>, Vec<String>)> {
+    let store = root::open_for_reading(root)?;
     let txn = store.read()?;
     // Only the search events and the records a hit can name are read, each once.
     let counts = hit_counts(&txn.records_of_kind(evokb_store::Kind::SearchEvent)?, since);
@@ -122,6 +152,12 @@ pub fn hits(root: Option<&Path>, since: Option<&str>, json_out: bool) -> CmdResu
         }
     }
     zero.sort_unstable();
+    Ok((counts, zero))
+}
+
+pub fn hits(root: Option<&Path>, since: Option<&str>, json_out: bool) -> CmdResult {
+    let root = root::find(root)?;
+    let (counts, zero) = hit_table(&root, since)?;
     if json_out {
         print_json(&json!({"entries": counts, "zero_hit": zero}))?;
         return ok();

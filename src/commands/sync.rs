@@ -137,11 +137,17 @@ fn strict_error(structural: Vec<evokb_export::Diagnostic>) -> CommandError {
     evokb_export::ImportError::Structural { diagnostics }.into()
 }
 
+/// The managed files whose rendering differs from the disk, writing nothing: the check of
+/// `evokb render --check`, the MCP `render_check` tool and `evokb doctor`.
+pub fn render_diffs(root: &Path) -> CmdResult<Vec<FileDiff>> {
+    let store = root::open(root)?;
+    Ok(evokb_evolve::render::check(root, &store)?)
+}
+
 pub fn render(root: Option<&Path>, out: Option<&Path>, check: bool, force: bool) -> CmdResult {
     let root = root::find(root)?;
-    let store = root::open(&root)?;
     if check {
-        let diffs = evokb_evolve::render::check(&root, &store)?;
+        let diffs = render_diffs(&root)?;
         if diffs.is_empty() {
             print("all managed files match the store\n")?;
             return ok();
@@ -154,6 +160,7 @@ pub fn render(root: Option<&Path>, out: Option<&Path>, check: bool, force: bool)
         print(&text)?;
         return Ok(ExitCode::from(ErrorKind::CheckFailed.exit_code()));
     }
+    let store = root::open(&root)?;
     if let Some(out) = out {
         let written = evokb_evolve::render::render_to(out, &store)?;
         print(&format!("rendered {} files under {}\n", written.len(), out.display()))?;
@@ -170,7 +177,7 @@ pub fn render(root: Option<&Path>, out: Option<&Path>, check: bool, force: bool)
 }
 
 /// A unified diff of one file, cut to `max_lines` lines.
-fn short_diff(d: &FileDiff, max_lines: usize) -> String {
+pub fn short_diff(d: &FileDiff, max_lines: usize) -> String {
     let disk = d.disk.as_deref().unwrap_or("");
     let diff = similar::TextDiff::from_lines(disk, &d.rendered);
     let header_old = if d.disk.is_some() {
