@@ -247,6 +247,21 @@ pub enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Rank the entries and pending or rejected queue items closest to a candidate, with the delta the rules call for
+    Similar {
+        /// The candidate text (a title or a whole entry)
+        #[arg(value_name = "TEXT", required_unless_present = "file", conflicts_with = "file")]
+        text: Vec<String>,
+        /// Read the candidate from FILE (one front-matter entry, or plain text)
+        #[arg(long, value_name = "FILE")]
+        file: Option<PathBuf>,
+        /// How many matches (1 to 1000)
+        #[arg(long, default_value_t = 5, value_parser = crate::args::top)]
+        top: usize,
+        /// Print {candidate, delta, threshold, matches: [{id, kind, title, status, similarity, same_topic, delta}]}
+        #[arg(long)]
+        json: bool,
+    },
     /// List records, optionally of one kind
     List {
         /// Only records of this kind
@@ -602,6 +617,10 @@ pub enum QueueCmd {
         /// A file holding the delta text
         #[arg(long, value_name = "FILE")]
         delta_file: PathBuf,
+        /// File it although its title matches a pending or rejected item of its type (recorded
+        /// in the change log)
+        #[arg(long)]
+        new_topic: bool,
         #[command(flatten)]
         actor: ActorArgs,
     },

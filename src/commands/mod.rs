@@ -46,6 +46,9 @@ pub fn run(cli: &Cli) -> CmdResult {
         Command::Report { task, cmd: None } => evolve::report(root, task.as_deref().unwrap_or("")),
         Command::Export { format, dir, json } => analytics::export(root, *format, dir, *json),
         Command::List { kind, json } => records::list(root, *kind, *json),
+        Command::Similar { text, file, top, json } => {
+            evolve::similar(root, text, file.as_deref(), *top, *json)
+        }
         Command::Lint { json, errors_only } => policy::lint(root, *json, *errors_only),
         Command::Budget { json } => policy::budget(root, *json),
         Command::Stale { stamp, include_unknown, json } => {

@@ -24,6 +24,7 @@ mod query;
 mod relevance;
 mod roundtrip;
 mod rules;
+mod similar;
 mod snapshots;
 mod stale;
 mod sync;
