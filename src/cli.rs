@@ -233,8 +233,12 @@ pub enum Command {
     /// Search entries, bottleneck patterns, gaps and queue items; records a hit when results come back
     Search {
         /// The query words (Chinese, English or mixed)
-        #[arg(required = true, value_name = "QUERY")]
+        #[arg(required_unless_present = "index", value_name = "QUERY")]
         query: Vec<String>,
+        /// List every searchable record (id, source, title, path) instead of searching; records
+        /// no hit
+        #[arg(long, conflicts_with_all = ["query", "top", "task"])]
+        index: bool,
         #[command(flatten)]
         facets: FacetArgs,
         /// How many results (1 to 1000)

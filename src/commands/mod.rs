@@ -55,7 +55,8 @@ pub fn run(cli: &Cli) -> CmdResult {
             policy::stale(root, stamp.as_deref(), *include_unknown, *json)
         }
         Command::Query { facets, json } => records::query(root, &facets.filter(), *json),
-        Command::Search { query, facets, top, task, json } => {
+        Command::Search { index: true, json, .. } => search::inventory(root, *json),
+        Command::Search { query, facets, top, task, json, index: false } => {
             search::search(root, &query.join(" "), facets, *top, task.as_deref(), *json)
         }
         Command::Stats(StatsCmd::Hits { since, json }) => {

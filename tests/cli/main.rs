@@ -14,6 +14,7 @@ mod fuzz_regressions;
 mod gitmerge;
 mod hits_render;
 mod hostile;
+mod inventory;
 mod layouts;
 mod malformed;
 mod model;
