@@ -202,6 +202,10 @@ pub enum Command {
         /// Print only error-severity findings
         #[arg(long)]
         errors_only: bool,
+        /// Lint only these files (and the repro scripts their entries name), parsed from disk
+        /// without the store; INDEX coverage and orphan scripts are not checked
+        #[arg(long, value_name = "PATH", num_args = 1..)]
+        files: Vec<PathBuf>,
     },
     /// Check every managed file against its byte budget and list consolidation candidates
     Budget {

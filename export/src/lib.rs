@@ -17,6 +17,7 @@ pub mod index;
 pub mod kinds;
 pub mod layout;
 pub mod loss;
+pub mod memory;
 pub mod merge;
 pub mod mutate;
 pub mod parse;

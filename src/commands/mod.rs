@@ -49,7 +49,9 @@ pub fn run(cli: &Cli) -> CmdResult {
         Command::Similar { text, file, top, json } => {
             evolve::similar(root, text, file.as_deref(), *top, *json)
         }
-        Command::Lint { json, errors_only } => policy::lint(root, *json, *errors_only),
+        Command::Lint { json, errors_only, files } => {
+            policy::lint(root, files, *json, *errors_only)
+        }
         Command::Budget { json } => policy::budget(root, *json),
         Command::Stale { stamp, include_unknown, json } => {
             policy::stale(root, stamp.as_deref(), *include_unknown, *json)

@@ -16,6 +16,7 @@ mod hits_render;
 mod hostile;
 mod inventory;
 mod layouts;
+mod lint_files;
 mod malformed;
 mod model;
 mod overlap;
