@@ -333,6 +333,27 @@ fn lint_source(
         if rec.kind == Kind::QueueItem {
             lint_queue_item(rec, start, &mut push);
         }
+        if rec.kind == Kind::IndexRow {
+            // A repeated id was kept as `ID #n` (see `KindInfo::repeats_kept`).
+            let listed = rec.field("id").map(str::trim).unwrap_or("");
+            if listed != rec.id {
+                let first = records
+                    .iter()
+                    .find(|r| r.kind == Kind::IndexRow && r.id == listed)
+                    .and_then(|r| lines.get(&r.case_hash()));
+                push(
+                    Some(rec),
+                    &rec.file,
+                    start,
+                    "KB-INDEX-DUP",
+                    "warning",
+                    format!(
+                        "'{listed}' is listed in more than one INDEX table{}; agents route by the first row, and 'set' updates only that one",
+                        first.map(|l| format!(" (first at line {l})")).unwrap_or_default()
+                    ),
+                );
+            }
+        }
         if !evokb_export::kinds::info(rec.kind).agent_read {
             continue;
         }

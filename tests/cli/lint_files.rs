@@ -174,3 +174,37 @@ fn lint_works_without_a_store_and_reports_what_no_longer_imports() {
     let out = evokb(fresh.path(), &["lint", "--json"]);
     assert_eq!(findings(&out), findings(&with_store));
 }
+
+#[test]
+fn an_id_in_two_index_tables_imports_renders_unchanged_and_lint_warns() {
+    let kb = sample();
+    let index = kb.path().join(evokb_export::layout::defaults::PL_DIR).join("INDEX.md");
+    let text = std::fs::read_to_string(&index).expect("read");
+    // PL-1.6-copy-floor is routed under elementwise.md; list it under attention.md too.
+    let row = text.lines().find(|l| l.starts_with("| PL-1.6-copy-floor |")).expect("its row");
+    let anchor = text.lines().find(|l| l.starts_with("| PL-1.9-blockwidth |")).expect("a row");
+    let edited = text.replacen(anchor, &format!("{anchor}\n{row}"), 1);
+    std::fs::write(&index, &edited).expect("write");
+    assert_eq!(evokb(kb.path(), &["init"]).status.code(), Some(0));
+    let out = evokb(kb.path(), &["import"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let out = evokb(kb.path(), &["render", "--check"]);
+    assert_eq!(out.status.code(), Some(0), "byte-identical: {}", stdout(&out));
+    let out = evokb(kb.path(), &["lint", "--json"]);
+    let found = findings(&out);
+    let dup: Vec<_> = found.iter().filter(|f| f["code"] == "KB-INDEX-DUP").collect();
+    assert_eq!(dup.len(), 1, "{dup:?}");
+    let line = edited.lines().position(|l| l == row).expect("first row") + 1;
+    let lines: Vec<&str> = edited.lines().collect();
+    let second = lines.iter().rposition(|l| *l == row).expect("second row") + 1;
+    assert_eq!(dup[0]["line"].as_u64(), Some(second as u64));
+    assert_eq!(dup[0]["severity"], "warning");
+    let msg = dup[0]["message"].as_str().expect("message");
+    assert!(msg.contains("PL-1.6-copy-floor") && msg.contains(&format!("line {line}")), "{msg}");
+    // The entry's status still reaches the first row, which agents route by.
+    let out = evokb(kb.path(), &["set", "PL-1.6-copy-floor", "status", "stale"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(evokb(kb.path(), &["render"]).status.code(), Some(0));
+    let after = std::fs::read_to_string(&index).expect("read");
+    assert!(after.lines().nth(line - 1).expect("row").ends_with("| stale |"));
+}
