@@ -147,6 +147,7 @@ impl From<ImportError> for CommandError {
             }
             ImportError::Io { .. } => CommandError::new(ErrorKind::Store, message),
             ImportError::Follow { .. } => CommandError::new(ErrorKind::Conflict, message),
+            ImportError::IndexRow { .. } => CommandError::new(ErrorKind::InvalidInput, message),
             ImportError::Layout(_) => CommandError::new(ErrorKind::InvalidInput, message),
             ImportError::Store(err) => CommandError::store(message, err.is_damage()),
             _ => CommandError::new(ErrorKind::Store, message),

@@ -9,6 +9,7 @@
 //! terminal.
 #![warn(missing_docs)]
 
+pub mod coverage;
 pub mod derive;
 pub mod diag;
 pub mod error;

@@ -67,6 +67,9 @@ pub struct ImportReport {
     pub files: usize,
     /// Warnings found while parsing.
     pub warnings: Vec<Diagnostic>,
+    /// Entries new in their topic file that were given their INDEX row (see
+    /// [`crate::coverage`]).
+    pub indexed: Vec<String>,
 }
 
 /// A managed file read and parsed from disk.
@@ -210,6 +213,7 @@ pub fn import_in(
     let mut report = ImportReport { files: kb.files.len(), warnings, ..Default::default() };
     let mut conflicts = Vec::new();
     let mut resolved = Vec::new();
+    let new_entries = crate::coverage::new_entries(txn, &kb, &layout)?;
     let parsed_keys: HashSet<CaseHash> = kb
         .files
         .iter()
@@ -241,6 +245,7 @@ pub fn import_in(
         return Err(ImportError::Conflicts { conflicts });
     }
     follow_resolved_entries(txn, &resolved)?;
+    report.indexed = crate::coverage::index_new_entries(txn, &new_entries)?;
     report.counts = txn.counts()?;
     Ok(report)
 }

@@ -71,6 +71,7 @@ pub fn import(
             "updated": report.updated,
             "removed": report.removed,
             "kept_store": report.kept_store,
+            "indexed": report.indexed,
             "warnings": report.warnings,
             "quarantined": quarantine.flagged,
             "quarantine_lifted": quarantine.lifted,
@@ -81,6 +82,12 @@ pub fn import(
             report.files, report.added, report.updated, report.removed, report.kept_store
         );
         out.push_str(&counts_text(&report.counts));
+        for id in &report.indexed {
+            let _ = writeln!(
+                out,
+                "indexed {id}: the entry is new in its topic file and now has its INDEX.md row ('evokb render' writes it)"
+            );
+        }
         for id in &quarantine.flagged {
             let _ = writeln!(
                 out,

@@ -8,6 +8,7 @@ mod analytics;
 mod changelog;
 mod concurrency;
 mod corrupt;
+mod coverage;
 mod crash;
 mod evolution;
 mod fuzz_regressions;
