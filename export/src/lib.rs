@@ -23,6 +23,7 @@ pub mod merge;
 pub mod mutate;
 pub mod parse;
 pub mod render;
+pub mod repro;
 pub mod sync;
 pub mod text;
 pub mod verify;

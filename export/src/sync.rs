@@ -228,6 +228,7 @@ pub fn import_in(
         import_file(txn, f, &parsed_keys, opts, &mut report, &mut conflicts, &mut resolved)?;
         txn.set_file_sync(path, SyncMark { text_hash: f.bytes_hash })?;
     }
+    crate::repro::sync_contents(txn, root, &kb.repros)?;
     sync_repros(txn, &kb.repros)?;
     // A managed file the store holds but the disk lacks is kept, not taken for a deletion of
     // every record in it: the next render writes it again.
@@ -546,7 +547,8 @@ pub fn render_in_place(
     Ok(report)
 }
 
-/// Renders every managed file under `out`, at the same relative paths, derived rows included.
+/// Renders every managed file under `out`, at the same relative paths, derived rows included,
+/// and writes the repro scripts the store keeps (see [`crate::repro`]).
 /// The derived rows are stored (as an in-place render would store them); sync marks are not
 /// touched, because the knowledge base itself was not written.
 pub fn render_to(
@@ -563,6 +565,7 @@ pub fn render_to(
         write_atomic(&out.join(&f.path), f.text.as_bytes(), None)?;
         written.push(f.path.clone());
     }
+    written.extend(crate::repro::write_contents_to(&w, out)?);
     w.commit()?;
     Ok(written)
 }

@@ -25,6 +25,7 @@ mod props;
 mod quarantine;
 mod query;
 mod relevance;
+mod repros;
 mod roundtrip;
 mod rules;
 mod similar;
