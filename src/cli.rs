@@ -204,16 +204,16 @@ pub enum Command {
     },
     /// Check entries, queue items, repros and files against the rules (exit 1 on any error)
     Lint {
-        /// Only the findings of this file (can be repeated; a path relative to the root or a
-        /// topic-file name)
-        #[arg(long = "file", value_name = "PATH")]
-        files: Vec<String>,
         /// Print {findings: [{code, severity, file, line, id, message}]}
         #[arg(long)]
         json: bool,
         /// Print only error-severity findings
         #[arg(long)]
         errors_only: bool,
+        /// Lint only these files (and the repro scripts their entries name), parsed from disk
+        /// without the store; INDEX coverage and orphan scripts are not checked
+        #[arg(long, value_name = "PATH", num_args = 1..)]
+        files: Vec<PathBuf>,
     },
     /// Check every managed file against its byte budget and list consolidation candidates
     Budget {
@@ -245,8 +245,12 @@ pub enum Command {
     /// Search entries, bottleneck patterns, gaps and queue items; records a hit when results come back
     Search {
         /// The query words (Chinese, English or mixed)
-        #[arg(required = true, value_name = "QUERY")]
+        #[arg(required_unless_present = "index", value_name = "QUERY")]
         query: Vec<String>,
+        /// List every searchable record (id, source, title, path) instead of searching; records
+        /// no hit
+        #[arg(long, conflicts_with_all = ["query", "top", "task"])]
+        index: bool,
         #[command(flatten)]
         facets: FacetArgs,
         /// How many results (1 to 1000)
@@ -256,6 +260,21 @@ pub enum Command {
         #[arg(long, value_name = "TASK_ID")]
         task: Option<String>,
         /// Print {query, results: [{id, source, title, path, facets, score, snippet}]}
+        #[arg(long)]
+        json: bool,
+    },
+    /// Rank the entries and pending or rejected queue items closest to a candidate, with the delta the rules call for
+    Similar {
+        /// The candidate text (a title or a whole entry)
+        #[arg(value_name = "TEXT", required_unless_present = "file", conflicts_with = "file")]
+        text: Vec<String>,
+        /// Read the candidate from FILE (one front-matter entry, or plain text)
+        #[arg(long, value_name = "FILE")]
+        file: Option<PathBuf>,
+        /// How many matches (1 to 1000)
+        #[arg(long, default_value_t = 5, value_parser = crate::args::top)]
+        top: usize,
+        /// Print {candidate, delta, threshold, matches: [{id, kind, title, status, similarity, same_topic, delta}]}
         #[arg(long)]
         json: bool,
     },
@@ -614,6 +633,10 @@ pub enum QueueCmd {
         /// A file holding the delta text
         #[arg(long, value_name = "FILE")]
         delta_file: PathBuf,
+        /// File it although its title matches a pending or rejected item of its type (recorded
+        /// in the change log)
+        #[arg(long)]
+        new_topic: bool,
         #[command(flatten)]
         actor: ActorArgs,
     },

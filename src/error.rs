@@ -162,6 +162,7 @@ impl From<ImportError> for CommandError {
             }
             ImportError::Io { .. } => CommandError::new(ErrorKind::Store, message),
             ImportError::Follow { .. } => CommandError::new(ErrorKind::Conflict, message),
+            ImportError::IndexRow { .. } => CommandError::new(ErrorKind::InvalidInput, message),
             ImportError::Layout(_) => CommandError::new(ErrorKind::InvalidInput, message),
             ImportError::Store(err) => CommandError::store(message, err.is_damage()),
             _ => CommandError::new(ErrorKind::Store, message),
@@ -218,6 +219,11 @@ impl From<evokb_evolve::error::QueueError> for CommandError {
         match err {
             QueueError::Markdown(m) => m.into(),
             QueueError::Delta(d) => d.into(),
+            QueueError::SameTopicPending { vp, .. } => CommandError::new(ErrorKind::Usage, message)
+                .hint(format!("'evokb queue confirm {vp} --task TASK_ID --evidence TEXT' adds this task's confirmation and evidence to it"))
+                .hint("'--new-topic' files it anyway when the topic really differs (the change log records the override)"),
+            QueueError::SameTopicRejected { .. } => CommandError::new(ErrorKind::Usage, message)
+                .hint("'--new-topic' files it anyway when the new evidence answers the rejection (the change log records the override)"),
             _ => CommandError::new(ErrorKind::Usage, message),
         }
     }

@@ -93,6 +93,24 @@ pub enum QueueError {
         /// Which rule, and what to do instead.
         reason: String,
     },
+    /// A pending item of the same type is on the same topic: it should be confirmed instead.
+    #[error("the proposal is on the topic of pending item {vp} (title similarity {similarity}); confirm it instead of filing a second one")]
+    SameTopicPending {
+        /// The pending item.
+        vp: String,
+        /// Their title similarity.
+        similarity: f64,
+    },
+    /// A rejected item of the same type is on the same topic.
+    #[error("the proposal is on the topic of {vp}, which was rejected (title similarity {similarity}): '{reason}'")]
+    SameTopicRejected {
+        /// The rejected item.
+        vp: String,
+        /// Their title similarity.
+        similarity: f64,
+        /// Its rejection reason (`decided_note`).
+        reason: String,
+    },
     /// Performing the item's delta failed.
     #[error(transparent)]
     Delta(#[from] DeltaError),

@@ -107,6 +107,9 @@ pub struct NewItem {
     pub target_doc: String,
     /// The delta text (one of the five actions and the full text, or anchor/old/new).
     pub delta: String,
+    /// File it although its title matches a pending or rejected item of its type (the
+    /// override is recorded in the change log).
+    pub new_topic: bool,
 }
 
 fn item_text(id: &str, n: &NewItem, actor: &Actor<'_>) -> String {
@@ -170,6 +173,23 @@ pub fn add_in(w: &mut WriteTxn, n: &NewItem, actor: &Actor<'_>) -> Result<String
     if n.kind.starts_with('R') && n.target_doc.trim().is_empty() {
         return Err(invalid("an R item must name a concrete target_doc"));
     }
+    // Dedupe first: a pending item on the same topic gets a confirmation instead, and a
+    // rejected one's reason exists to stop the same proposal coming back.
+    let records = w.records()?;
+    let beside = crate::similar::duplicate_proposal(&records, &n.kind, &n.title);
+    if let (Some((dup, similarity)), false) = (beside, n.new_topic) {
+        let vp = dup.id.clone();
+        let similarity = (similarity * 1000.0).round() / 1000.0;
+        return Err(if dup.field("status").is_some_and(|s| s.trim() == "rejected") {
+            QueueError::SameTopicRejected {
+                vp,
+                similarity,
+                reason: dup.field("decided_note").unwrap_or("").trim().to_string(),
+            }
+        } else {
+            QueueError::SameTopicPending { vp, similarity }
+        });
+    }
     let year = actor.today.get(..4).unwrap_or("2026");
     let id = next_id(w, year)?;
     let text = item_text(&id, n, actor);
@@ -181,7 +201,13 @@ pub fn add_in(w: &mut WriteTxn, n: &NewItem, actor: &Actor<'_>) -> Result<String
     let mut overrides = HashMap::new();
     overrides.insert(rec.case_hash(), rec);
     commit_file(w, file, &overrides)?;
-    log(w, actor, ChangeKind::QueueAdd, &format!("{id}（{}）", n.kind))?;
+    let subject = match beside {
+        Some((dup, s)) => {
+            format!("{id}（{}；new topic beside {} at similarity {:.3}）", n.kind, dup.id, s)
+        }
+        None => format!("{id}（{}）", n.kind),
+    };
+    log(w, actor, ChangeKind::QueueAdd, &subject)?;
     Ok(id)
 }
 
@@ -221,6 +247,7 @@ pub fn enqueue_entry(
             .map_or_else(|| format!("版本戳缺失（来源任务 {}）", actor.task), str::to_string),
         target_doc: path.into(),
         delta: format!("add\n{}", entry.text().trim_end()),
+        new_topic: false,
     };
     add(store, &n, actor)
 }

@@ -14,6 +14,8 @@ use evokb_store::{CaseHash, Kind, LayoutItem, ReadTxn, Record, Segment, StoreErr
 use serde::{Deserialize, Serialize};
 
 use evokb_export::layout::{FileRole, Layout};
+use evokb_export::memory::MemoryKb;
+use evokb_export::render::RecordSource;
 
 /// A lint finding.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, PartialOrd, Ord)]
@@ -22,6 +24,9 @@ pub struct Finding {
     pub file: String,
     /// The line in the file (0 for the whole file).
     pub line: usize,
+    /// The column in the line, 1-based, where the rule knows one (a syntax error).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub column: Option<usize>,
     /// The rule, e.g. `KB-FM-ENUM` or `KB-SEC-INJECTION`.
     pub code: String,
     /// `error` or `warning`.
@@ -122,16 +127,16 @@ impl Budgets {
 }
 
 /// The first line of every record in every file, from the layouts.
-pub fn record_lines(txn: &ReadTxn) -> Result<HashMap<CaseHash, usize>, StoreError> {
+pub fn record_lines(txn: &dyn RecordSource) -> Result<HashMap<CaseHash, usize>, StoreError> {
     let mut out = HashMap::new();
-    for layout in txn.files()? {
+    for layout in txn.layouts()? {
         let mut line = 1;
         for item in &layout.items {
             match item {
                 LayoutItem::Prose(p) => line += p.matches('\n').count(),
                 LayoutItem::Record(h) => {
                     out.insert(*h, line);
-                    if let Some(r) = txn.record(h)? {
+                    if let Some(r) = txn.get(h)? {
                         line += r.text().matches('\n').count();
                     }
                 }
@@ -193,25 +198,74 @@ pub struct LintInput<'a> {
 
 /// Runs every lint rule over the store.
 pub fn lint(txn: &ReadTxn, input: &LintInput<'_>) -> Result<Vec<Finding>, StoreError> {
-    let records = txn.records()?;
-    let lines = record_lines(txn)?;
+    let lay = Layout::of(txn)?;
+    lint_source(txn, &txn.records()?, &lay, None, input)
+}
+
+/// The code of a finding that reports a file that does not parse (lint without a store).
+pub const KB_PARSE: &str = "KB-PARSE";
+
+/// Runs every lint rule over a knowledge base parsed in memory, without a store: its parse
+/// errors and warnings become [`KB_PARSE`] findings at their file and line, and the records
+/// the parser could make of the rest are linted as the store's would be. With `only` (the
+/// files `--files` names, as read by [`MemoryKb::read`]), the rules that need the whole
+/// knowledge base are skipped, as the old `kb_lint.py --files` skipped them: INDEX coverage,
+/// orphan repro scripts and the presence of INDEX.md.
+pub fn lint_memory(
+    kb: &MemoryKb,
+    lay: &Layout,
+    only: Option<&[String]>,
+    input: &LintInput<'_>,
+) -> Result<Vec<Finding>, StoreError> {
+    let scope: Option<HashSet<String>> = only.map(|o| o.iter().cloned().collect());
+    let mut out = lint_source(kb, &kb.records, lay, scope.as_ref(), input)?;
+    for d in &kb.diagnostics {
+        // A problem with a whole file (not found, unreadable, not managed) is the old tool's
+        // KB-FILE; one at a line is a parse error.
+        let code = if d.line == 0 && d.is_error() { "KB-FILE" } else { KB_PARSE };
+        out.push(Finding {
+            file: d.file.clone(),
+            line: d.line,
+            column: None,
+            code: code.into(),
+            severity: if d.is_error() { "error" } else { "warning" }.into(),
+            id: None,
+            message: d.message.clone(),
+        });
+    }
+    out.sort();
+    Ok(out)
+}
+
+/// The lint rules over any record source: the store, or files parsed in memory. `scope`
+/// limits the findings to those files (and the repro scripts their entries name).
+fn lint_source(
+    src: &dyn RecordSource,
+    records: &[Record],
+    lay: &Layout,
+    scope: Option<&HashSet<String>>,
+    input: &LintInput<'_>,
+) -> Result<Vec<Finding>, StoreError> {
+    let lines = record_lines(src)?;
     let mut out = Vec::new();
     let mut push =
         |rec: Option<&Record>, file: &str, line: usize, code: &str, sev: &str, msg: String| {
             out.push(Finding {
                 file: file.into(),
                 line,
+                column: None,
                 code: code.into(),
                 severity: sev.into(),
                 id: rec.map(|r| r.id.clone()),
                 message: msg,
             });
         };
-    let lay = Layout::of(txn)?;
+    let whole = scope.is_none();
+    let in_scope = |file: &str| scope.is_none_or(|s| s.contains(file));
     // Without INDEX.md, one KB-FILE error says so; every entry lacking its row would only
-    // repeat it.
-    let index_present = txn.file(&lay.index)?.is_some();
-    if !index_present {
+    // repeat it. Linting only some files says nothing of INDEX.md.
+    let index_present = src.layout(&lay.index)?.is_some();
+    if !index_present && whole {
         push(
             None,
             &lay.index,
@@ -228,9 +282,35 @@ pub fn lint(txn: &ReadTxn, input: &LintInput<'_>) -> Result<Vec<Finding>, StoreE
         .filter(|r| r.kind == Kind::Entry)
         .filter_map(|r| r.field("repro").and_then(|v| repro_path(v, &lay.repro)))
         .collect();
+    let repro_in_scope: HashSet<String> = records
+        .iter()
+        .filter(|r| r.kind == Kind::Entry && in_scope(&r.file))
+        .filter_map(|r| r.field("repro").and_then(|v| repro_path(v, &lay.repro)))
+        .chain(scope.into_iter().flatten().cloned())
+        .collect();
     let repro_files: BTreeMap<&str, &Record> =
         records.iter().filter(|r| r.kind == Kind::Repro).map(|r| (r.id.as_str(), r)).collect();
-    for rec in &records {
+    let mut scripts = Vec::new();
+    for rec in records {
+        if rec.kind == Kind::Repro {
+            if whole || repro_in_scope.contains(&rec.id) {
+                scripts.extend(lint_repro_script(rec, input.root, input.budgets));
+                if whole && !repro_named.contains(&rec.id) {
+                    push(
+                        Some(rec),
+                        &rec.file,
+                        0,
+                        "KB-REPRO-ORPHAN",
+                        "warning",
+                        "no entry's 'repro' names this script".into(),
+                    );
+                }
+            }
+            continue;
+        }
+        if !in_scope(&rec.file) {
+            continue;
+        }
         let start = lines.get(&rec.case_hash()).copied().unwrap_or(0);
         let file_dir = input.root.join(&rec.file);
         let file_dir = file_dir.parent().unwrap_or(input.root);
@@ -243,7 +323,7 @@ pub fn lint(txn: &ReadTxn, input: &LintInput<'_>) -> Result<Vec<Finding>, StoreE
                     rec,
                     start,
                     input.root,
-                    index_present.then_some(&index_ids),
+                    (index_present && whole).then_some(&index_ids),
                     &repro_files,
                     &lay.repro,
                     &mut push,
@@ -253,23 +333,26 @@ pub fn lint(txn: &ReadTxn, input: &LintInput<'_>) -> Result<Vec<Finding>, StoreE
         if rec.kind == Kind::QueueItem {
             lint_queue_item(rec, start, &mut push);
         }
-        if rec.kind == Kind::Repro {
-            let bytes: u64 = rec.field("bytes").and_then(|v| v.parse().ok()).unwrap_or(0);
-            let n_lines: u64 = rec.field("lines").and_then(|v| v.parse().ok()).unwrap_or(0);
-            if bytes > input.budgets.repro_bytes || n_lines > input.budgets.repro_lines {
-                push(Some(rec), &rec.file, 0, "KB-BUDGET", "warning", format!("repro is {bytes} bytes / {n_lines} lines; the budget is {} bytes / {} lines", input.budgets.repro_bytes, input.budgets.repro_lines));
-            }
-            if !repro_named.contains(&rec.id) {
+        if rec.kind == Kind::IndexRow {
+            // A repeated id was kept as `ID #n` (see `KindInfo::repeats_kept`).
+            let listed = rec.field("id").map(str::trim).unwrap_or("");
+            if listed != rec.id {
+                let first = records
+                    .iter()
+                    .find(|r| r.kind == Kind::IndexRow && r.id == listed)
+                    .and_then(|r| lines.get(&r.case_hash()));
                 push(
                     Some(rec),
                     &rec.file,
-                    0,
-                    "KB-REPRO-ORPHAN",
+                    start,
+                    "KB-INDEX-DUP",
                     "warning",
-                    "no entry's 'repro' names this script".into(),
+                    format!(
+                        "'{listed}' is listed in more than one INDEX table{}; agents route by the first row, and 'set' updates only that one",
+                        first.map(|l| format!(" (first at line {l})")).unwrap_or_default()
+                    ),
                 );
             }
-            continue;
         }
         if !evokb_export::kinds::info(rec.kind).agent_read {
             continue;
@@ -309,9 +392,9 @@ pub fn lint(txn: &ReadTxn, input: &LintInput<'_>) -> Result<Vec<Finding>, StoreE
             }
         }
     }
-    for layout in txn.files()? {
-        if let Some(budget) = input.budgets.for_file(&layout.path, &lay) {
-            let bytes = evokb_export::render::render_layout(txn, &layout)
+    for layout in src.layouts()?.into_iter().filter(|l| in_scope(&l.path)) {
+        if let Some(budget) = input.budgets.for_file(&layout.path, lay) {
+            let bytes = evokb_export::render::render_layout(src, &layout)
                 .map(|t| t.len() as u64)
                 .unwrap_or(0);
             if bytes > budget {
@@ -319,8 +402,62 @@ pub fn lint(txn: &ReadTxn, input: &LintInput<'_>) -> Result<Vec<Finding>, StoreE
             }
         }
     }
+    out.extend(scripts);
     out.sort();
     Ok(out)
+}
+
+/// The checks of one repro script on its own: its budget, and KB-REPRO-COMPILE, a syntax
+/// check by a Python parser (no interpreter), one finding per syntax error at its line and
+/// column. The script is read from the disk, as the header checks read it.
+fn lint_repro_script(rec: &Record, root: &Path, budgets: &Budgets) -> Vec<Finding> {
+    let finding =
+        |line: usize, column: Option<usize>, code: &str, sev: &str, message: String| Finding {
+            file: rec.file.clone(),
+            line,
+            column,
+            code: code.into(),
+            severity: sev.into(),
+            id: Some(rec.id.clone()),
+            message,
+        };
+    let mut out = Vec::new();
+    let bytes: u64 = rec.field("bytes").and_then(|v| v.parse().ok()).unwrap_or(0);
+    let n_lines: u64 = rec.field("lines").and_then(|v| v.parse().ok()).unwrap_or(0);
+    if bytes > budgets.repro_bytes || n_lines > budgets.repro_lines {
+        out.push(finding(
+            0,
+            None,
+            "KB-BUDGET",
+            "warning",
+            format!(
+                "repro is {bytes} bytes / {n_lines} lines; the budget is {} bytes / {} lines",
+                budgets.repro_bytes, budgets.repro_lines
+            ),
+        ));
+    }
+    let Ok(raw) = std::fs::read(root.join(&rec.file)) else { return out };
+    match evokb_export::text::decode_utf8(&raw) {
+        Err((line, msg)) => out.push(finding(
+            line,
+            None,
+            evokb_lint::KB_REPRO_COMPILE,
+            "error",
+            format!("the script is not UTF-8 source: {msg}"),
+        )),
+        Ok(src) => {
+            for e in evokb_lint::check_python_syntax(src) {
+                out.push(finding(
+                    e.line,
+                    Some(e.column),
+                    evokb_lint::KB_REPRO_COMPILE,
+                    "error",
+                    format!("syntax error: {}", e.message),
+                ));
+            }
+        }
+    }
+    out
 }
 
 type Push<'a> = dyn FnMut(Option<&Record>, &str, usize, &str, &str, String) + 'a;

@@ -65,6 +65,16 @@ pub enum ImportError {
         /// Why the row could not change.
         reason: String,
     },
+    /// An entry new in its topic file could not be given its INDEX row.
+    #[error(
+        "the INDEX row of '{id}', an entry new in its topic file, could not be added: {reason}"
+    )]
+    IndexRow {
+        /// The entry.
+        id: String,
+        /// Why the row could not be added.
+        reason: String,
+    },
     /// The declared layout cannot be used.
     #[error(transparent)]
     Layout(#[from] crate::layout::LayoutError),

@@ -150,6 +150,51 @@ fn doc_for(rec: &Record, lay: &Layout) -> Option<SearchDoc> {
     })
 }
 
+/// One searchable record, as `search --index` lists it.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct InventoryItem {
+    /// The record's id (a bottleneck pattern's real `BP_…` id).
+    pub id: String,
+    /// `pattern-library`, `bottleneck-patterns`, `algorithm-candidates`, `capability-gaps` or
+    /// `queue`.
+    pub source: String,
+    /// Its one-line title, as search shows it.
+    pub title: String,
+    /// Its file.
+    pub path: String,
+}
+
+/// The order of the sources in the inventory: the old `kb_search.py --index` order.
+const SOURCE_ORDER: [&str; 5] =
+    ["pattern-library", "bottleneck-patterns", "algorithm-candidates", "capability-gaps", "queue"];
+
+/// Every searchable record of `src`, grouped by source in the old tool's order, then by file
+/// path and by position in the file (records no file places come last, by id).
+pub fn inventory(
+    src: &dyn crate::render::RecordSource,
+    layout: &Layout,
+) -> Result<Vec<InventoryItem>, evokb_store::StoreError> {
+    let mut rows: Vec<(usize, String, usize, InventoryItem)> = Vec::new();
+    for file in src.layouts()? {
+        let mut pos = 0;
+        for item in &file.items {
+            let evokb_store::LayoutItem::Record(key) = item else { continue };
+            let Some(rec) = src.get(key)? else { continue };
+            let Some(doc) = doc_for(&rec, layout) else { continue };
+            let rank = SOURCE_ORDER.iter().position(|s| *s == doc.source).unwrap_or(usize::MAX);
+            rows.push((
+                rank,
+                file.path.clone(),
+                pos,
+                InventoryItem { id: doc.id, source: doc.source, title: doc.title, path: doc.path },
+            ));
+            pos += 1;
+        }
+    }
+    rows.sort_by(|a, b| (a.0, &a.1, a.2).cmp(&(b.0, &b.1, b.2)));
+    Ok(rows.into_iter().map(|r| r.3).collect())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

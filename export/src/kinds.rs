@@ -23,6 +23,10 @@ pub struct KindInfo {
     /// Whether an id names one thing, so that a second occurrence is an error. Table rows
     /// without a key column get positional ids instead and are never duplicates.
     pub unique_ids: bool,
+    /// Whether a file may repeat an id of this kind: the repeat is kept as its own record,
+    /// `ID #2`, and lint warns about it, instead of failing the import. An INDEX.md that lists
+    /// an id in two routing tables is a reviewer's slip, not a reason to refuse every file.
+    pub repeats_kept: bool,
     /// Whether records are full-text searched (`evokb search`).
     pub searchable: bool,
     /// Whether records are in the facet index (`evokb query`).
@@ -52,6 +56,7 @@ pub const fn info(kind: Kind) -> KindInfo {
         summary: "",
         roles: &[],
         unique_ids: false,
+        repeats_kept: false,
         searchable: false,
         queryable: false,
         agent_read: false,
@@ -110,6 +115,7 @@ pub const fn info(kind: Kind) -> KindInfo {
             summary: "a row of an INDEX.md routing table",
             roles: &[FileRole::Index],
             unique_ids: true,
+            repeats_kept: true,
             lookup_rank: 4,
             table_row: true,
             ..base

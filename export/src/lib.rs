@@ -9,6 +9,7 @@
 //! terminal.
 #![warn(missing_docs)]
 
+pub mod coverage;
 pub mod derive;
 pub mod diag;
 pub mod error;
@@ -17,10 +18,12 @@ pub mod index;
 pub mod kinds;
 pub mod layout;
 pub mod loss;
+pub mod memory;
 pub mod merge;
 pub mod mutate;
 pub mod parse;
 pub mod render;
+pub mod repro;
 pub mod sync;
 pub mod text;
 pub mod verify;

@@ -428,17 +428,31 @@ pub fn add_entries_in(
         overrides.insert(rec.case_hash(), rec.clone());
     }
     let mut report = MutationReport { changed: commit_file(w, layout, &overrides)? };
-    if let Some(mut index) = w.file(&lay.index)? {
-        let mut rows = HashMap::new();
-        let topic = path.rsplit('/').next().unwrap_or(path);
-        for pr in &parsed.records {
-            let row = index_row(&pr.record, dominant_eol(text), &lay.index);
-            insert_index_row(&mut index, topic, row.case_hash());
-            rows.insert(row.case_hash(), row);
-        }
-        report.changed.extend(commit_file(w, index, &rows)?);
-    }
+    let entries: Vec<Record> = parsed.records.into_iter().map(|p| p.record).collect();
+    report.changed.extend(index_entries_in(w, path, &entries, dominant_eol(text))?);
     Ok(report)
+}
+
+/// Gives each of `entries` (of topic file `path`) its INDEX.md row: `| id | title | status |`
+/// after the last row of the topic's table, or in a new table section for the topic. Rows
+/// end in `eol`. Does nothing without an INDEX.md in the store. Returns the records written. This is what `add` does, and
+/// what import does for an entry a person wrote into a topic file by hand.
+pub fn index_entries_in(
+    w: &mut WriteTxn,
+    path: &str,
+    entries: &[Record],
+    eol: &str,
+) -> Result<Vec<(Kind, String)>, MutateError> {
+    let lay = Layout::of(&*w)?;
+    let Some(mut index) = w.file(&lay.index)? else { return Ok(Vec::new()) };
+    let mut rows = HashMap::new();
+    let topic = path.rsplit('/').next().unwrap_or(path);
+    for rec in entries {
+        let row = index_row(rec, eol, &lay.index);
+        insert_index_row(&mut index, topic, row.case_hash());
+        rows.insert(row.case_hash(), row);
+    }
+    commit_file(w, index, &rows)
 }
 
 /// Makes sure a file's text ends with a line ending before something is appended to it.

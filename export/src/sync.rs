@@ -73,6 +73,9 @@ pub struct ImportReport {
     pub skipped: usize,
     /// Warnings found while parsing.
     pub warnings: Vec<Diagnostic>,
+    /// Entries new in their topic file that were given their INDEX row (see
+    /// [`crate::coverage`]).
+    pub indexed: Vec<String>,
 }
 
 /// A managed file read and parsed from disk.
@@ -263,6 +266,7 @@ pub fn import_in(
     };
     let mut conflicts = Vec::new();
     let mut resolved = Vec::new();
+    let new_entries = crate::coverage::new_entries(txn, &kb, &layout)?;
     let parsed_keys: HashSet<CaseHash> = kb
         .files
         .iter()
@@ -280,6 +284,7 @@ pub fn import_in(
         txn.set_file_sync(path, SyncMark { text_hash: f.bytes_hash })?;
         remember_stat(txn, path, f.stat.as_ref())?;
     }
+    crate::repro::sync_contents(txn, root, &kb.repros)?;
     sync_repros(txn, &kb.repros)?;
     // A managed file the store holds but the disk lacks is kept, not taken for a deletion of
     // every record in it: the next render writes it again.
@@ -302,6 +307,7 @@ pub fn import_in(
         return Err(ImportError::Conflicts { conflicts });
     }
     follow_resolved_entries(txn, &resolved)?;
+    report.indexed = crate::coverage::index_new_entries(txn, &new_entries)?;
     report.counts = txn.counts()?;
     Ok(report)
 }
@@ -689,7 +695,8 @@ pub fn render_in_place(
     Ok(report)
 }
 
-/// Renders every managed file under `out`, at the same relative paths, derived rows included.
+/// Renders every managed file under `out`, at the same relative paths, derived rows included,
+/// and writes the repro scripts the store keeps (see [`crate::repro`]).
 /// The derived rows are stored (as an in-place render would store them); sync marks are not
 /// touched, because the knowledge base itself was not written.
 pub fn render_to(
@@ -706,6 +713,7 @@ pub fn render_to(
         write_atomic(&out.join(&f.path), f.text.as_bytes(), None)?;
         written.push(f.path.clone());
     }
+    written.extend(crate::repro::write_contents_to(&w, out)?);
     w.commit()?;
     Ok(written)
 }

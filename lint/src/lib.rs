@@ -3,6 +3,9 @@
 //! check that fixes the old `kb_lint` defect (spec §8 item 4: only the start of the body was
 //! tested, so the rule never fired).
 //!
+//! `KB-REPRO-COMPILE` ([`check_python_syntax`]) parses a repro script with tree-sitter's
+//! Python grammar.
+//!
 //! Every check is a pure function over one entry's text (front-matter and body as one string);
 //! only [`check_paths`] touches the file system, and only to resolve symlinks when a
 //! repository root is given. No check panics on any input.
@@ -19,6 +22,7 @@ mod injection;
 mod intent;
 mod paths;
 mod score;
+mod python;
 mod text;
 
 pub use decode::check_decoded;
@@ -26,6 +30,7 @@ pub use hidden::check_hidden;
 pub use imperative::check_imperative;
 pub use injection::check_injection;
 pub use paths::{check_paths, PROVENANCE_MARKERS};
+pub use python::{check_python_syntax, SyntaxError};
 
 /// Code of the injected-instruction check.
 pub const KB_SEC_INJECTION: &str = "KB-SEC-INJECTION";
@@ -33,6 +38,8 @@ pub const KB_SEC_INJECTION: &str = "KB-SEC-INJECTION";
 pub const KB_SEC_HIDDEN: &str = "KB-SEC-HIDDEN";
 /// Code of the paths-leaving-the-repository check.
 pub const KB_SEC_PATH: &str = "KB-SEC-PATH";
+/// Code of the repro syntax check (the old tool's code, kept).
+pub const KB_REPRO_COMPILE: &str = "KB-REPRO-COMPILE";
 /// Code of the imperative-text check (the old tool's code, kept).
 pub const KB_IMPERATIVE: &str = "KB-IMPERATIVE";
 

@@ -196,6 +196,7 @@ pub fn queue(root: Option<&Path>, cmd: &QueueCmd) -> CmdResult {
             toolchain,
             target_doc,
             delta_file,
+            new_topic,
             actor: a,
         } => {
             let n = NewItem {
@@ -206,6 +207,7 @@ pub fn queue(root: Option<&Path>, cmd: &QueueCmd) -> CmdResult {
                 toolchain: toolchain.clone(),
                 target_doc: target_doc.clone(),
                 delta: read_source(Some(delta_file))?,
+                new_topic: *new_topic,
             };
             let id = queue_add(&root, &n, a)?;
             print(&format!("queued {id}\n"))?;
@@ -368,4 +370,113 @@ pub fn report(root: Option<&Path>, task: &str) -> CmdResult {
     }
     print(&out)?;
     ok()
+}
+
+/// `evokb similar TEXT|--file F`: the dedupe ranking of a candidate (read-only).
+pub fn similar(
+    root: Option<&Path>,
+    text: &[String],
+    file: Option<&Path>,
+    top: usize,
+    json_out: bool,
+) -> CmdResult {
+    use evokb_evolve::similar::{self, Candidate};
+    let cand = match file {
+        Some(path) => {
+            let text = read_source(Some(path))?;
+            let name = path.display().to_string();
+            let (parsed, diags) = evokb_export::parse::parse_file(FileRole::Topic, &name, &text);
+            let errors: Vec<String> =
+                diags.iter().filter(|d| d.is_error()).map(ToString::to_string).collect();
+            if !errors.is_empty() {
+                let mut e =
+                    CommandError::new(ErrorKind::InvalidInput, "the candidate entry is malformed");
+                e.details = errors;
+                return Err(e);
+            }
+            let mut entries = parsed.records.into_iter().map(|p| p.record);
+            match (entries.next(), entries.next()) {
+                (None, _) => Candidate::text(&text),
+                (Some(e), None) => Candidate::entry(e),
+                (Some(_), Some(_)) => {
+                    return Err(CommandError::new(
+                        ErrorKind::Usage,
+                        format!("'{name}' holds more than one entry; give one candidate at a time"),
+                    ))
+                }
+            }
+        }
+        None => Candidate::text(&text.join(" ")),
+    };
+    if cand.title.trim().is_empty() && cand.body.trim().is_empty() {
+        return Err(CommandError::new(ErrorKind::Usage, "the candidate is empty"));
+    }
+    let root = root::find(root)?;
+    if json_out {
+        print_json(&similar_json(&root, &cand, top)?)?;
+        return ok();
+    }
+    let store = root::open_for_reading(&root)?;
+    let records = store.read()?.records()?;
+    let matches = similar::rank(&records, &cand, top);
+    let delta = similar::suggest(&matches);
+    let mut out = String::new();
+    for m in &matches {
+        let _ = writeln!(
+            out,
+            "{:.3}{} {:<10} {:<44} {}  [{}]",
+            m.similarity,
+            if m.same_topic { "*" } else { " " },
+            m.kind,
+            m.id,
+            m.title.chars().take(60).collect::<String>(),
+            m.status
+        );
+        if let Some(r) = m.reason.as_deref().filter(|r| !r.is_empty()) {
+            let _ = writeln!(out, "       rejected: {r}");
+        }
+    }
+    let _ = writeln!(out, "delta: {delta}");
+    print(&out)?;
+    ok()
+}
+
+/// The `similar --json` shape for `cand` against the store at `root`: shared by the CLI and the
+/// MCP `similar` tool.
+pub fn similar_json(
+    root: &Path,
+    cand: &evokb_evolve::similar::Candidate,
+    top: usize,
+) -> CmdResult<serde_json::Value> {
+    use evokb_evolve::similar;
+    let store = root::open_for_reading(root)?;
+    let records = store.read()?.records()?;
+    let matches = similar::rank(&records, cand, top);
+    let delta = similar::suggest(&matches);
+    Ok(json!({
+            "candidate": cand.title,
+        "delta": delta.to_string(),
+        "threshold": {
+            "entry": evolve::SAME_TOPIC_SIMILARITY,
+            "queue_item": similar::QUEUE_SAME_TOPIC_SIMILARITY,
+        },
+        "matches": matches.iter().map(|m| {
+            let mut v = json!({
+                "id": m.id,
+                "kind": m.kind,
+                "title": m.title,
+                "status": m.status,
+                "similarity": m.similarity,
+                "same_topic": m.same_topic,
+                "delta": m.delta.to_string(),
+            });
+            if !m.item_type.is_empty() {
+                v["type"] = json!(m.item_type);
+            }
+            if let Some(r) = &m.reason {
+                v["reason"] = json!(r);
+            }
+            v
+        }).collect::<Vec<_>>(),
+    }))
 }

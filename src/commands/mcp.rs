@@ -152,6 +152,15 @@ fn tools() -> Vec<Tool> {
              queue item), an entry on an existing topic is refused in favour of an update, and \
              lint errors are refused. Returns {added: [ids]} or {enqueued: id}.",
         ),
+        tool::<SimilarArgs>(
+            "similar",
+            true,
+            "Before adding or proposing anything: rank the existing entries and pending, verified \
+             or rejected queue items closest to a candidate, with their similarity and the delta \
+             the evolution rules call for (`update ID`, `queue confirm VP-…`, or `add`), as \
+             `evokb similar --json`. Returns {candidate, delta, threshold, matches: [{id, kind, \
+             title, status, similarity, same_topic, delta, type?, reason?}]}.",
+        ),
         tool::<QueueAddArgs>(
             "queue_add",
             false,
@@ -238,6 +247,17 @@ fn call(root: &Path, name: &str, args: Value) -> CmdResult<Value> {
                 evokb_evolve::deltas::AddOutcome::Enqueued(vp) => json!({"enqueued": vp}),
             })
         }
+        "similar" => {
+            let a: SimilarArgs = parse(name, args)?;
+            if a.top == 0 || a.top > 1000 {
+                return Err(CommandError::new(
+                    ErrorKind::Usage,
+                    format!("top: {} is out of range; expected a whole number from 1 to 1000", a.top),
+                ));
+            }
+            let cand = similar_candidate(&a.text)?;
+            evolve::similar_json(root, &cand, a.top)
+        }
         "queue_add" => {
             let a: QueueAddArgs = parse(name, args)?;
             let item = evokb_evolve::queue::NewItem {
@@ -248,6 +268,7 @@ fn call(root: &Path, name: &str, args: Value) -> CmdResult<Value> {
                 toolchain: a.toolchain,
                 target_doc: a.target_doc,
                 delta: a.delta,
+                new_topic: a.new_topic,
             };
             let id = evolve::queue_add(root, &item, &a.actor.into())?;
             Ok(json!({"id": id}))
@@ -522,8 +543,28 @@ struct QueueAddArgs {
     target_doc: String,
     /// The delta text
     delta: String,
+    /// File it although a pending or rejected item of the same type is on the same topic (the
+    /// override is logged); without it such a proposal is refused, naming the item (call
+    /// `similar` first)
+    #[serde(default)]
+    new_topic: bool,
     #[serde(flatten)]
     actor: Actor,
+}
+
+/// The arguments of `similar`.
+#[derive(Debug, Deserialize, JsonSchema)]
+struct SimilarArgs {
+    /// The candidate: a title and body text, or a whole entry in topic-file format (front
+    /// matter between --- lines)
+    text: String,
+    /// How many matches (1 to 1000)
+    #[serde(default = "default_similar_top")]
+    top: usize,
+}
+
+fn default_similar_top() -> usize {
+    5
 }
 
 /// The arguments of `queue_confirm`.
@@ -568,3 +609,22 @@ struct StatsHitsArgs {
 /// No arguments.
 #[derive(Debug, Deserialize, JsonSchema)]
 struct NoArgs {}
+
+/// The candidate of the `similar` tool: the entry when `text` is one in topic-file format,
+/// else the text itself (its first line is the title).
+fn similar_candidate(text: &str) -> CmdResult<evokb_evolve::similar::Candidate> {
+    use evokb_evolve::similar::Candidate;
+    if text.trim().is_empty() {
+        return Err(CommandError::new(ErrorKind::Usage, "text: the candidate is empty"));
+    }
+    let (parsed, _) = evokb_export::parse::parse_file(
+        evokb_export::layout::FileRole::Topic,
+        "candidate.md",
+        text,
+    );
+    let mut entries = parsed.records.into_iter().map(|p| p.record);
+    Ok(match (entries.next(), entries.next()) {
+        (Some(e), None) => Candidate::entry(e),
+        _ => Candidate::text(text),
+    })
+}

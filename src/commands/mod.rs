@@ -48,7 +48,10 @@ pub fn run(cli: &Cli) -> CmdResult {
         Command::Report { task, cmd: None } => evolve::report(root, task.as_deref().unwrap_or("")),
         Command::Export { format, dir, json } => analytics::export(root, *format, dir, *json),
         Command::List { kind, json } => records::list(root, *kind, *json),
-        Command::Lint { files, json, errors_only } => {
+        Command::Similar { text, file, top, json } => {
+            evolve::similar(root, text, file.as_deref(), *top, *json)
+        }
+        Command::Lint { json, errors_only, files } => {
             policy::lint(root, files, *json, *errors_only)
         }
         Command::Budget { json } => policy::budget(root, *json),
@@ -56,7 +59,8 @@ pub fn run(cli: &Cli) -> CmdResult {
             policy::stale(root, stamp.as_deref(), *include_unknown, *json)
         }
         Command::Query { facets, json } => records::query(root, &facets.filter(), *json),
-        Command::Search { query, facets, top, task, json } => {
+        Command::Search { index: true, json, .. } => search::inventory(root, *json),
+        Command::Search { query, facets, top, task, json, index: false } => {
             search::search(root, &query.join(" "), facets, *top, task.as_deref(), *json)
         }
         Command::Stats(StatsCmd::Hits { since, json }) => {

@@ -1,7 +1,7 @@
 //! `lint`, `budget` and `stale`: the policy checks, printed as text or JSON.
 
 use std::fmt::Write as _;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use evokb_evolve::rules::{self as policy, LintInput};
@@ -79,9 +79,47 @@ fn file_of(root: &Path, store: &evokb_store::Store, given: &str) -> CmdResult<St
     }
 }
 
-pub fn lint(root: Option<&Path>, files: &[String], json_out: bool, errors_only: bool) -> CmdResult {
-    let root = root::find(root)?;
-    let (mut findings, lifted) = findings(&root, files)?;
+pub fn lint(
+    root: Option<&Path>,
+    files: &[PathBuf],
+    json_out: bool,
+    errors_only: bool,
+) -> CmdResult {
+    // The store serves lint when there is one and the files still import; otherwise (no
+    // store, a store never imported, files that no longer parse, or --files) lint reads the
+    // files itself and reports what does not parse as findings.
+    let store_root = if files.is_empty() { root::find(root).ok() } else { None }
+        .filter(|r| evokb_store::store_dir(r).join(evokb_store::DB_FILE).is_file());
+    let kb_root = match &store_root {
+        Some(r) => r.clone(),
+        None => root::explicit_or_cwd(root)?,
+    };
+    let budgets = budgets(&kb_root)?;
+    let tracked = tracked(&kb_root);
+    let input = LintInput { root: &kb_root, tracked_examples: tracked.as_ref(), budgets: &budgets };
+    let layout = evokb_export::layout::Layout::load(&kb_root)?;
+    let only = if files.is_empty() { None } else { Some(relative_paths(&kb_root, files)?) };
+    let mut lifted = Vec::new();
+    let mut findings = None;
+    if let Some(r) = &store_root {
+        let store = root::open_for_reading(r)?;
+        let imported = !store.read()?.files()?.is_empty();
+        let memory = read_memory(&kb_root, &layout, None)?;
+        if imported && !memory.has_errors() {
+            let found = policy::lint(&store.read()?, &input)?;
+            lifted = update_quarantine(r, &store, &found)?;
+            findings = Some(found);
+        } else {
+            findings = Some(policy::lint_memory(&memory, &layout, None, &input)?);
+        }
+    }
+    let mut findings = match findings {
+        Some(f) => f,
+        None => {
+            let memory = read_memory(&kb_root, &layout, only.as_deref())?;
+            policy::lint_memory(&memory, &layout, only.as_deref(), &input)?
+        }
+    };
     if errors_only {
         findings.retain(policy::Finding::is_error);
     }
@@ -93,7 +131,9 @@ pub fn lint(root: Option<&Path>, files: &[String], json_out: bool, errors_only: 
         for f in &findings {
             let tag = if f.is_error() { "FAIL" } else { "WARN" };
             let id = f.id.as_deref().map(|i| format!(" {i}:")).unwrap_or_default();
-            let _ = writeln!(out, "[{tag}] {}: {}:{}:{id} {}", f.code, f.file, f.line, f.message);
+            let col = f.column.map(|c| format!("{c}:")).unwrap_or_default();
+            let _ =
+                writeln!(out, "[{tag}] {}: {}:{}:{col}{id} {}", f.code, f.file, f.line, f.message);
         }
         for id in &lifted {
             let _ = writeln!(out, "quarantine lifted from {id}: it passes the KB-SEC checks now");
@@ -106,6 +146,47 @@ pub fn lint(root: Option<&Path>, files: &[String], json_out: bool, errors_only: 
         return Ok(ExitCode::from(ErrorKind::CheckFailed.exit_code()));
     }
     ok()
+}
+
+/// The knowledge base's files parsed in memory (all of them, or `only`).
+fn read_memory(
+    root: &Path,
+    layout: &evokb_export::layout::Layout,
+    only: Option<&[String]>,
+) -> CmdResult<evokb_export::memory::MemoryKb> {
+    evokb_export::memory::MemoryKb::read(root, layout, only).map_err(|e| {
+        CommandError::new(ErrorKind::Store, format!("cannot read '{}': {e}", root.display()))
+    })
+}
+
+/// `--files` paths as repository paths: relative to the current directory or absolute, and
+/// inside the knowledge-base root.
+fn relative_paths(root: &Path, files: &[PathBuf]) -> CmdResult<Vec<String>> {
+    let cwd = std::env::current_dir()?;
+    let base = std::fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf());
+    let mut out = Vec::new();
+    for f in files {
+        let abs = if f.is_absolute() { f.clone() } else { cwd.join(f) };
+        // The directory is resolved (a symlinked temp dir), the file name is kept: a missing
+        // file is reported by lint, not here.
+        let abs = match (abs.parent().and_then(|p| std::fs::canonicalize(p).ok()), abs.file_name())
+        {
+            (Some(dir), Some(name)) => dir.join(name),
+            _ => abs,
+        };
+        let rel = abs.strip_prefix(&base).map_err(|_| {
+            CommandError::new(
+                ErrorKind::Usage,
+                format!(
+                    "'{}' is not inside the knowledge base at '{}'",
+                    f.display(),
+                    root.display()
+                ),
+            )
+        })?;
+        out.push(rel.to_string_lossy().replace('\\', "/"));
+    }
+    Ok(out)
 }
 
 /// Lifts the quarantine of records that lint now passes (and flags any record lint found a

@@ -155,6 +155,25 @@ pub fn hit_table(root: &Path, since: Option<&str>) -> CmdResult<(Vec<EntryHits>,
     Ok((counts, zero))
 }
 
+/// `search --index`: every searchable record, in the old tool's order; reads only.
+pub fn inventory(root: Option<&Path>, json_out: bool) -> CmdResult {
+    let root = root::find(root)?;
+    let store = root::open_for_reading(&root)?;
+    let txn = store.read()?;
+    let layout = evokb_export::layout::Layout::of(&txn)?;
+    let items = evokb_export::index::inventory(&txn, &layout)?;
+    if json_out {
+        print_json(&json!(items))?;
+        return ok();
+    }
+    let mut out = String::new();
+    for it in &items {
+        let _ = writeln!(out, "{:<22} {}  {}", it.source, it.id, it.title);
+    }
+    print(&out)?;
+    ok()
+}
+
 pub fn hits(root: Option<&Path>, since: Option<&str>, json_out: bool) -> CmdResult {
     let root = root::find(root)?;
     let (counts, zero) = hit_table(&root, since)?;

@@ -73,6 +73,7 @@ pub fn import(
             "updated": report.updated,
             "removed": report.removed,
             "kept_store": report.kept_store,
+            "indexed": report.indexed,
             "warnings": report.warnings,
             "quarantined": quarantine.flagged,
             "quarantine_lifted": quarantine.lifted,
@@ -90,6 +91,12 @@ pub fn import(
             );
         }
         out.push_str(&counts_text(&report.counts));
+        for id in &report.indexed {
+            let _ = writeln!(
+                out,
+                "indexed {id}: the entry is new in its topic file and now has its INDEX.md row ('evokb render' writes it)"
+            );
+        }
         for id in &quarantine.flagged {
             let _ = writeln!(
                 out,

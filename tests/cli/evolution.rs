@@ -297,6 +297,7 @@ fn tier2_apply_needs_a_unique_anchor_and_a_passing_validation() {
         toolchain: "流程规则".into(),
         target_doc: doc.into(),
         delta: delta.into(),
+        new_topic: false,
     };
     let vp = queue::add(&store, &item("flow check"), &ACTOR).expect("queue add");
     let skipped =
@@ -354,6 +355,7 @@ fn a_verified_item_carrying_an_entry_merges_into_its_target() {
         toolchain: "2026 build".into(),
         target_doc: topic("elementwise.md"),
         delta: format!("add\n{text}"),
+        new_topic: false,
     };
     let vp = queue::add(&store, &n, &ACTOR).expect("add");
     assert!(queue::merge(&store, kb.path(), &vp, false, &ACTOR)

@@ -130,11 +130,12 @@ fn handshake(server: &mut Server) -> Value {
     init["result"].clone()
 }
 
-const TOOLS: [(&str, &[&str]); 9] = [
+const TOOLS: [(&str, &[&str]); 10] = [
     ("search", &["query"]),
     ("query", &[]),
     ("get", &["id"]),
     ("add", &["file", "text", "task"]),
+    ("similar", &["text"]),
     ("queue_add", &["type", "title", "target_doc", "delta", "task"]),
     ("queue_confirm", &["id", "task"]),
     ("lint", &[]),
@@ -156,7 +157,7 @@ fn every_tool_works_over_stdio_and_bad_calls_are_tool_errors() {
     let list = server.request("tools/list", json!({}));
     let tools = list["result"]["tools"].as_array().expect("tools");
     let names: Vec<&str> = tools.iter().filter_map(|t| t["name"].as_str()).collect();
-    assert_eq!(names, TOOLS.map(|(n, _)| n), "no `similar`: main has no `evokb similar`");
+    assert_eq!(names, TOOLS.map(|(n, _)| n));
     for (name, required) in TOOLS {
         let tool = tools.iter().find(|t| t["name"] == name).expect("listed");
         let schema = &tool["inputSchema"];
@@ -218,6 +219,10 @@ fn every_tool_works_over_stdio_and_bad_calls_are_tool_errors() {
     let listed = stdout(&run_ok(root, &["get", "PL-mcp-added"]));
     assert!(listed.contains("file: .agents"), "the CLI sees the entry: {listed}");
 
+    // similar ranks the queued proposal a candidate repeats, and says to confirm it.
+    let same = server.call("similar", json!({"text": "MCP 队列条目 bm 选择", "top": 3}));
+    assert!(same["matches"].is_array(), "{same}");
+
     // queue_add, then queue_confirm from another task verifies it.
     let queued = server.call(
         "queue_add",
@@ -232,6 +237,9 @@ fn every_tool_works_over_stdio_and_bad_calls_are_tool_errors() {
         }),
     );
     let vp = queued["id"].as_str().expect("id").to_string();
+    let again = server.call("similar", json!({"text": "MCP 队列条目 bm 选择"}));
+    assert_eq!(again["matches"][0]["id"], vp.as_str(), "{again}");
+    assert_eq!(again["delta"], format!("queue confirm {vp}"), "{again}");
     let confirmed = server.call(
         "queue_confirm",
         json!({"id": vp, "task": "softmax-_online_softmax_kernel-20260906T061946Z"}),

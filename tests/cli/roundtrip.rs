@@ -27,8 +27,18 @@ fn every_managed_file_of_the_sample_renders_back_byte_for_byte() {
     let (kb, store) = imported_sample();
     let out = tempfile::tempdir().expect("tempdir");
     let written = render_to(out.path(), &store, &evokb_export::NoDerivedRows).expect("render");
-    assert_eq!(written, MANAGED);
-    for path in MANAGED {
+    // The managed files, then the repro scripts the store keeps.
+    let repros = [
+        "PL-1.12-bn-clamp-bm-guard.py",
+        "PL-1.13-aiv-dup-subid-split.py",
+        "PL-1.18-floor2-wins.py",
+        "TRAP-DEVMODE-PERSIST-GEMM.py",
+    ]
+    .map(|name| format!("{}/repro/{name}", layout::defaults::PL_DIR));
+    let want: Vec<String> =
+        MANAGED.iter().map(|p| p.to_string()).chain(repros.iter().cloned()).collect();
+    assert_eq!(written, want);
+    for path in &want {
         let original = std::fs::read(kb.path().join(path)).expect("original");
         let rendered = std::fs::read(out.path().join(path)).expect("rendered");
         assert!(original == rendered, "{path} does not round-trip");

@@ -264,11 +264,13 @@ fn table_row(
         prose_line(b, line);
         return;
     }
-    let id = if crate::kinds::info(spec.kind).unique_ids {
+    let info = crate::kinds::info(spec.kind);
+    let id = if info.unique_ids && !info.repeats_kept {
         base
     } else {
-        // Rows without a key column of their own are told apart by occurrence, so ids stay
-        // stable when the file is imported again.
+        // Rows without a key column of their own, and repeats of a key the kind allows to
+        // repeat, are told apart by occurrence, so ids stay stable when the file is imported
+        // again.
         let n = seen.entry((spec.kind, base.clone())).or_insert(0);
         *n += 1;
         if *n == 1 {

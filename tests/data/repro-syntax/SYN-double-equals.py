@@ -1,0 +1,5 @@
+"""SYN-double-equals: syntax check sample.
+
+First verified: 2026-12-01 (evokb test data)
+"""
+x = = 1
