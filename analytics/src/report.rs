@@ -120,6 +120,9 @@ pub fn subset_rank(subset: Option<&str>) -> (u8, &str) {
     }
 }
 
+/// One class's cases by pattern, each with its subset's rank.
+type CasesByPattern = BTreeMap<Option<String>, Vec<(u8, ReportCase)>>;
+
 /// Builds the report of `round`.
 pub fn round_report(
     cases: &[ErrorCase],
@@ -149,8 +152,7 @@ pub fn round_report_in(table: &CaseTable, round: &str) -> Result<RoundReport, Fi
     let mut ranks: HashMap<Option<&str>, u8> = HashMap::new();
     let mut delta: BTreeMap<(u8, &str, Option<&str>), Counts> = BTreeMap::new();
     let mut total = Counts::default();
-    let mut by_class: BTreeMap<TransitionClass, BTreeMap<Option<String>, Vec<(u8, ReportCase)>>> =
-        BTreeMap::new();
+    let mut by_class: BTreeMap<TransitionClass, CasesByPattern> = BTreeMap::new();
     for t in &listed {
         let subset = t.subset.as_deref();
         let rank = *ranks.entry(subset).or_insert_with(|| subset_rank(subset).0);
