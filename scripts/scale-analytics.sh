@@ -9,8 +9,9 @@
 #   CSV=1 scripts/scale-analytics.sh                           # also time the CSV export
 #
 # Needs GNU time (/usr/bin/time, Debian package `time`). Builds the release binary with -j2.
-# Each command runs once (the numbers are whole-process wall time and maximum resident set
-# size as /usr/bin/time -v reports them) and the table goes to stdout.
+# Each command runs once (the numbers are whole-process wall time, CPU time (user + system) and
+# maximum resident set size as /usr/bin/time -v reports them) and the table goes to stdout. On a
+# shared machine the wall time includes waiting for a CPU; the CPU column does not.
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -40,7 +41,7 @@ rm -rf "$KB"
 mkdir -p "$KB"
 (cd "$KB" && "$EVOKB" init >/dev/null)
 
-printf '%-58s %9s %11s\n' command seconds peak_MiB
+printf '%-58s %9s %9s %11s\n' command seconds cpu_s peak_MiB
 measure() {
     local label=$1
     shift
@@ -50,13 +51,16 @@ measure() {
         cat "$log" >&2
         return 1
     }
-    local wall rss
+    local wall rss user sys
     wall=$(sed -n 's/.*Elapsed (wall clock) time (h:mm:ss or m:ss): //p' "$log")
+    user=$(sed -n 's/.*User time (seconds): //p' "$log")
+    sys=$(sed -n 's/.*System time (seconds): //p' "$log")
     rss=$(sed -n 's/.*Maximum resident set size (kbytes): //p' "$log")
     # m:ss.ss or h:mm:ss -> seconds
     local secs
     secs=$(awk -v t="$wall" 'BEGIN { n = split(t, p, ":"); s = 0; for (i = 1; i <= n; i++) s = s * 60 + p[i]; printf "%.2f", s }')
-    printf '%-58s %9s %11.0f\n' "$label" "$secs" "$(awk -v k="$rss" 'BEGIN { print k / 1024 }')"
+    printf '%-58s %9s %9.2f %11.0f\n' "$label" "$secs" "$(awk -v u="$user" -v s="$sys" 'BEGIN { print u + s }')" \
+        "$(awk -v k="$rss" 'BEGIN { print k / 1024 }')"
 }
 
 measure "errors import" "$EVOKB" errors import "$REG"

@@ -17,8 +17,8 @@ use std::collections::BTreeMap;
 use serde::Serialize;
 
 use crate::figures::{
-    injection_points, AfterFix, AfterInjection, FigureError, Recurrence, Transition, FAIL,
-    NOT_EVALUATED, PASS,
+    cases_by_pattern, injection_points, AfterFix, AfterInjection, FigureError, Recurrence,
+    Transition, FAIL, NOT_EVALUATED, PASS,
 };
 use crate::model::{ErrorCase, Round};
 use crate::table::CaseTable;
@@ -166,27 +166,41 @@ pub fn transition_cases_in(
 }
 
 /// The groups of the cases: sorted group names (`None` last) and each case's group index.
-/// Cases never evaluated are in no figure; they make no group of their own.
+/// Cases never evaluated are in no figure; they make no group of their own. Groups are found
+/// by dictionary number, so a million cases cost a million array lookups, not string
+/// comparisons.
 fn groups(t: &CaseTable, by: GroupBy) -> (Vec<Option<String>>, Vec<usize>) {
-    let mut names: BTreeMap<(bool, &str), usize> = BTreeMap::new();
+    let words = t.words();
+    // Slot `words` stands for "no value".
+    let slot_of = |c: usize| {
+        let id = match by {
+            GroupBy::Subset => t.subset_id(c),
+            GroupBy::Pattern => t.pattern_id(c),
+        };
+        id.map_or(words, |i| i as usize)
+    };
+    let mut present = vec![false; words + 1];
     for c in 0..t.len() {
-        if t.row(c).iter().all(|&s| s == NOT_EVALUATED) {
-            continue;
+        if t.row(c).iter().any(|&s| s != NOT_EVALUATED) {
+            present[slot_of(c)] = true;
         }
-        let g = by.of(t, c);
-        names.entry((g.is_none(), g.unwrap_or(""))).or_insert(0);
     }
-    let mut list = Vec::with_capacity(names.len());
-    for (i, ((none, name), slot)) in names.iter_mut().enumerate() {
-        *slot = i;
-        list.push((!*none).then(|| (*name).to_owned()));
-    }
-    let index = (0..t.len())
-        .map(|c| {
-            let g = by.of(t, c);
-            names.get(&(g.is_none(), g.unwrap_or(""))).copied().unwrap_or(usize::MAX)
-        })
+    let mut named: Vec<(&str, usize)> = (0..words)
+        .filter(|&i| present[i])
+        .map(|i| (t.word_text(u32::try_from(i).unwrap_or(u32::MAX)).unwrap_or_default(), i))
         .collect();
+    named.sort_unstable();
+    let mut group = vec![usize::MAX; words + 1];
+    let mut list = Vec::with_capacity(named.len() + 1);
+    for (name, i) in named {
+        group[i] = list.len();
+        list.push(Some(name.to_owned()));
+    }
+    if present[words] {
+        group[words] = list.len();
+        list.push(None);
+    }
+    let index = (0..t.len()).map(|c| group[slot_of(c)]).collect();
     (list, index)
 }
 
@@ -330,12 +344,7 @@ pub fn after_injection_by(
 pub fn after_injection_by_in(t: &CaseTable, by: GroupBy) -> Vec<Grouped<AfterInjection>> {
     let grid = &t.grid;
     let (names, index) = groups(t, by);
-    let mut members: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
-    for c in 0..t.len() {
-        if let Some(p) = t.pattern(c) {
-            members.entry(p).or_default().push(c);
-        }
-    }
+    let members = cases_by_pattern(t);
     let mut out = Vec::new();
     for (pattern, round) in injection_points(&t.rounds) {
         let k = grid.position(&round).unwrap_or(grid.width);

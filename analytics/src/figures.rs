@@ -403,13 +403,19 @@ pub(crate) fn count_from_round(grid: &Grid, members: &[usize], k: usize) -> (u64
 
 /// The case indices of each pattern.
 pub(crate) fn cases_by_pattern(t: &CaseTable) -> BTreeMap<&str, Vec<usize>> {
-    let mut by: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
+    // By dictionary number first: an array index per case instead of a string comparison.
+    let mut by_id: Vec<Vec<usize>> = vec![Vec::new(); t.words()];
     for c in 0..t.len() {
-        if let Some(p) = t.pattern(c) {
-            by.entry(p).or_default().push(c);
+        if let Some(list) = t.pattern_id(c).and_then(|p| by_id.get_mut(p as usize)) {
+            list.push(c);
         }
     }
-    by
+    by_id
+        .into_iter()
+        .enumerate()
+        .filter(|(_, cases)| !cases.is_empty())
+        .filter_map(|(i, cases)| t.word_text(u32::try_from(i).ok()?).map(|w| (w, cases)))
+        .collect()
 }
 
 /// Recurrence after each pattern's first injection, sorted by pattern.

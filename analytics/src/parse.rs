@@ -20,6 +20,7 @@
 //!
 //! The case records `key_source` and `key_algo_version` (0 for verbatim keys).
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::fmt;
 
@@ -171,47 +172,151 @@ fn str_list(obj: &Map<String, Value>, field: &'static str) -> Result<Vec<String>
     }
 }
 
+/// A JSON string that borrows from the line when it has no escapes (serde's own `Cow` only
+/// borrows as a direct field, not inside a list).
+struct Text<'a>(Cow<'a, str>);
+
+impl<'de: 'a, 'a> serde::Deserialize<'de> for Text<'a> {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Text<'a>, D::Error> {
+        struct Visit<'a>(std::marker::PhantomData<&'a ()>);
+        impl<'de: 'a, 'a> serde::de::Visitor<'de> for Visit<'a> {
+            type Value = Text<'a>;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a string")
+            }
+            fn visit_borrowed_str<E: serde::de::Error>(self, v: &'de str) -> Result<Text<'a>, E> {
+                Ok(Text(Cow::Borrowed(v)))
+            }
+            fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<Text<'a>, E> {
+                Ok(Text(Cow::Owned(v.to_owned())))
+            }
+            fn visit_string<E: serde::de::Error>(self, v: String) -> Result<Text<'a>, E> {
+                Ok(Text(Cow::Owned(v)))
+            }
+        }
+        d.deserialize_str(Visit(std::marker::PhantomData))
+    }
+}
+
 /// A registry line with well-typed fields: the fast path. Anything it rejects goes through the
 /// field-by-field path, which says exactly what is wrong.
 #[derive(serde::Deserialize)]
-struct TypedCase {
-    case_hash: Option<String>,
-    query: Option<String>,
-    gold: Option<String>,
-    subset: Option<String>,
-    pattern: Option<String>,
-    evaluated: Option<Vec<String>>,
-    failed_rounds: Option<Vec<String>>,
+struct TypedCase<'a> {
+    #[serde(borrow)]
+    case_hash: Option<Text<'a>>,
+    #[serde(borrow)]
+    query: Option<Text<'a>>,
+    #[serde(borrow)]
+    gold: Option<Text<'a>>,
+    #[serde(borrow)]
+    subset: Option<Text<'a>>,
+    #[serde(borrow)]
+    pattern: Option<Text<'a>>,
+    #[serde(borrow)]
+    evaluated: Option<Vec<Text<'a>>>,
+    #[serde(borrow)]
+    failed_rounds: Option<Vec<Text<'a>>>,
 }
 
-fn typed_case(line: &str) -> Option<ErrorCase> {
-    let t: TypedCase = serde_json::from_str(line).ok()?;
-    let (key, key_source, key_algo_version) = match (&t.case_hash, &t.query) {
-        (Some(hash), _) if !hash.trim().is_empty() => {
-            (hash.clone(), KeySource::CaseHashField, VERBATIM_KEY_ALGO_VERSION)
+/// One parsed registry line, borrowing its strings from the line where it can: what
+/// `errors import` stores, without an owned string per round name.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CaseLine<'a> {
+    /// The case's key: `case_hash` or, without one, the normalised-query hash.
+    pub key: Cow<'a, str>,
+    pub key_source: KeySource,
+    pub key_algo_version: u16,
+    pub query: Option<Cow<'a, str>>,
+    pub gold: Option<Cow<'a, str>>,
+    pub subset: Option<Cow<'a, str>>,
+    pub pattern: Option<Cow<'a, str>>,
+    pub evaluated: Vec<Cow<'a, str>>,
+    pub failed_rounds: Vec<Cow<'a, str>>,
+}
+
+impl CaseLine<'_> {
+    /// The owned case, with `raw` as its original line.
+    pub fn into_case(self, raw: &str) -> ErrorCase {
+        let own = |v: Vec<Cow<'_, str>>| v.into_iter().map(Cow::into_owned).collect();
+        ErrorCase {
+            case_hash: self.key.into_owned(),
+            key_source: self.key_source,
+            key_algo_version: self.key_algo_version,
+            query: self.query.map(Cow::into_owned),
+            gold: self.gold.map(Cow::into_owned),
+            subset: self.subset.map(Cow::into_owned),
+            pattern: self.pattern.map(Cow::into_owned),
+            evaluated: own(self.evaluated),
+            failed_rounds: own(self.failed_rounds),
+            raw: raw.to_owned(),
         }
-        (None, Some(q)) => (query_key(q)?, KeySource::NormalisedQuery, QUERY_KEY_ALGO_VERSION),
+    }
+}
+
+impl From<ErrorCase> for CaseLine<'static> {
+    fn from(c: ErrorCase) -> CaseLine<'static> {
+        let cow = |v: Vec<String>| v.into_iter().map(Cow::Owned).collect();
+        CaseLine {
+            key: Cow::Owned(c.case_hash),
+            key_source: c.key_source,
+            key_algo_version: c.key_algo_version,
+            query: c.query.map(Cow::Owned),
+            gold: c.gold.map(Cow::Owned),
+            subset: c.subset.map(Cow::Owned),
+            pattern: c.pattern.map(Cow::Owned),
+            evaluated: cow(c.evaluated),
+            failed_rounds: cow(c.failed_rounds),
+        }
+    }
+}
+
+fn text(v: Option<Text<'_>>) -> Option<Cow<'_, str>> {
+    v.map(|t| t.0)
+}
+
+fn list(v: Option<Vec<Text<'_>>>) -> Vec<Cow<'_, str>> {
+    v.unwrap_or_default().into_iter().map(|t| t.0).collect()
+}
+
+fn typed_case(line: &str) -> Option<CaseLine<'_>> {
+    let t: TypedCase<'_> = serde_json::from_str(line).ok()?;
+    let (key, key_source, key_algo_version) = match (&t.case_hash, &t.query) {
+        (Some(hash), _) if !hash.0.trim().is_empty() => {
+            (hash.0.clone(), KeySource::CaseHashField, VERBATIM_KEY_ALGO_VERSION)
+        }
+        (None, Some(q)) => {
+            (Cow::Owned(query_key(&q.0)?), KeySource::NormalisedQuery, QUERY_KEY_ALGO_VERSION)
+        }
         _ => return None,
     };
-    Some(ErrorCase {
-        case_hash: key,
+    Some(CaseLine {
+        key,
         key_source,
         key_algo_version,
-        query: t.query,
-        gold: t.gold,
-        subset: t.subset,
-        pattern: t.pattern,
-        evaluated: t.evaluated.unwrap_or_default(),
-        failed_rounds: t.failed_rounds.unwrap_or_default(),
-        raw: line.to_owned(),
+        query: text(t.query),
+        gold: text(t.gold),
+        subset: text(t.subset),
+        pattern: text(t.pattern),
+        evaluated: list(t.evaluated),
+        failed_rounds: list(t.failed_rounds),
     })
+}
+
+/// Parses one registry line (the key is derived here), borrowing from it where it can.
+pub fn parse_case_line(line: &str) -> Result<CaseLine<'_>, LineIssue> {
+    if let Some(case) = typed_case(line) {
+        return Ok(case);
+    }
+    parse_case_slow(line).map(CaseLine::from)
 }
 
 /// Parses one registry line into a case (the key is derived here).
 fn parse_case(line: &str) -> Result<ErrorCase, LineIssue> {
-    if let Some(case) = typed_case(line) {
-        return Ok(case);
-    }
+    parse_case_line(line).map(|c| c.into_case(line))
+}
+
+/// The field-by-field path: slower, and it names the field that is wrong.
+fn parse_case_slow(line: &str) -> Result<ErrorCase, LineIssue> {
     let value = parse_object(line)?;
     let Value::Object(obj) = value else {
         return Err(LineIssue::NotACase(kind_of(&value)));
@@ -244,6 +349,56 @@ fn parse_case(line: &str) -> Result<ErrorCase, LineIssue> {
         failed_rounds: str_list(&obj, "failed_rounds")?,
         raw: line.to_owned(),
     })
+}
+
+/// Why a JSONL file could not be read line by line.
+#[derive(Debug, Error)]
+pub enum ReadError {
+    #[error("cannot read '{path}': {source}")]
+    Io { path: String, source: std::io::Error },
+    #[error("{path}:{line}: the line is not UTF-8 text ({message})")]
+    NotUtf8 { path: String, line: u32, message: String },
+}
+
+/// Hands each non-blank line of a JSONL stream to `each` with its 1-based number, as
+/// [`str::lines`] splits text (a `\r` before the `\n` is dropped), without reading the whole
+/// file into memory. A leading UTF-8 BOM is dropped. `each` returns `false` to stop early.
+/// A line that is not UTF-8 is an error naming the file and line.
+pub fn read_lines(
+    mut reader: impl std::io::BufRead,
+    path: &str,
+    mut each: impl FnMut(u32, &str) -> bool,
+) -> Result<(), ReadError> {
+    let mut buf = Vec::new();
+    let mut n: u32 = 0;
+    loop {
+        buf.clear();
+        let got = reader
+            .read_until(b'\n', &mut buf)
+            .map_err(|source| ReadError::Io { path: path.to_owned(), source })?;
+        if got == 0 {
+            return Ok(());
+        }
+        n = n.saturating_add(1);
+        let mut bytes = buf.as_slice();
+        if let Some(rest) = bytes.strip_suffix(b"\n") {
+            bytes = rest.strip_suffix(b"\r").unwrap_or(rest);
+        }
+        if n == 1 {
+            bytes = bytes.strip_prefix("\u{feff}".as_bytes()).unwrap_or(bytes);
+        }
+        let line = std::str::from_utf8(bytes).map_err(|e| ReadError::NotUtf8 {
+            path: path.to_owned(),
+            line: n,
+            message: e.to_string(),
+        })?;
+        if line.trim().is_empty() {
+            continue;
+        }
+        if !each(n, line) {
+            return Ok(());
+        }
+    }
 }
 
 /// Parses `results/error_registry.jsonl`. Duplicate keys keep the first case.

@@ -15,7 +15,7 @@
 //! last. Patterns are sorted by name, cases by subset order and then case key. Nothing depends on
 //! time or hash order, so the same store gives the same bytes.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::fmt::Write as _;
 
 use serde::Serialize;
@@ -120,6 +120,9 @@ pub fn subset_rank(subset: Option<&str>) -> (u8, &str) {
     }
 }
 
+/// One class's cases by pattern, each with its subset's rank.
+type CasesByPattern = BTreeMap<Option<String>, Vec<(u8, ReportCase)>>;
+
 /// Builds the report of `round`.
 pub fn round_report(
     cases: &[ErrorCase],
@@ -145,13 +148,15 @@ pub fn round_report_in(table: &CaseTable, round: &str) -> Result<RoundReport, Fi
     let rounds = &t.rounds;
 
     let listed = transition_cases_in(&t, Some(&previous), Some(round), None)?;
-    let mut delta: BTreeMap<(u8, String, Option<String>), Counts> = BTreeMap::new();
+    // A subset's rank lowercases its name: once per subset, not once per case or comparison.
+    let mut ranks: HashMap<Option<&str>, u8> = HashMap::new();
+    let mut delta: BTreeMap<(u8, &str, Option<&str>), Counts> = BTreeMap::new();
     let mut total = Counts::default();
-    let mut by_class: BTreeMap<TransitionClass, BTreeMap<Option<String>, Vec<ReportCase>>> =
-        BTreeMap::new();
+    let mut by_class: BTreeMap<TransitionClass, CasesByPattern> = BTreeMap::new();
     for t in &listed {
-        let (rank, name) = subset_rank(t.subset.as_deref());
-        let slot = delta.entry((rank, name.to_owned(), t.subset.clone())).or_default();
+        let subset = t.subset.as_deref();
+        let rank = *ranks.entry(subset).or_insert_with(|| subset_rank(subset).0);
+        let slot = delta.entry((rank, subset.unwrap_or_default(), subset)).or_default();
         for counts in [slot, &mut total] {
             match t.class {
                 TransitionClass::Persistent => counts.persistent += 1,
@@ -160,14 +165,15 @@ pub fn round_report_in(table: &CaseTable, round: &str) -> Result<RoundReport, Fi
             }
         }
         if t.class != TransitionClass::Persistent {
-            by_class.entry(t.class).or_default().entry(t.pattern.clone()).or_default().push(
+            by_class.entry(t.class).or_default().entry(t.pattern.clone()).or_default().push((
+                rank,
                 ReportCase {
                     case_hash: t.case_hash.clone(),
                     subset: t.subset.clone(),
                     gold: t.gold.clone(),
                     query: t.query.clone(),
                 },
-            );
+            ));
         }
     }
     let mut grouped = |class: TransitionClass| -> Vec<PatternCases> {
@@ -178,12 +184,15 @@ pub fn round_report_in(table: &CaseTable, round: &str) -> Result<RoundReport, Fi
             .into_iter()
             .chain(none.map(|c| (None, c)))
             .map(|(pattern, mut cases)| {
-                cases.sort_by(|a, b| {
-                    subset_rank(a.subset.as_deref())
-                        .cmp(&subset_rank(b.subset.as_deref()))
-                        .then_with(|| a.case_hash.cmp(&b.case_hash))
+                // The order of subset_rank, then case key.
+                cases.sort_by(|(ra, a), (rb, b)| {
+                    (ra, a.subset.as_deref().unwrap_or_default(), &a.case_hash).cmp(&(
+                        rb,
+                        b.subset.as_deref().unwrap_or_default(),
+                        &b.case_hash,
+                    ))
                 });
-                PatternCases { pattern, cases }
+                PatternCases { pattern, cases: cases.into_iter().map(|(_, c)| c).collect() }
             })
             .collect()
     };
@@ -250,7 +259,7 @@ pub fn round_report_in(table: &CaseTable, round: &str) -> Result<RoundReport, Fi
         delta: delta
             .into_iter()
             .map(|((_, _, subset), c)| SubsetDelta {
-                subset,
+                subset: subset.map(str::to_owned),
                 persistent: c.persistent,
                 new_fail: c.new_fail,
                 new_fix: c.new_fix,

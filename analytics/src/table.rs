@@ -3,15 +3,48 @@
 //! A decoded [`ErrorCase`] costs about 3 KB in memory (every round name in `evaluated` and
 //! `failed_rounds` is its own `String`, and the original line is kept in `raw`), so a registry
 //! of a million cases would need gigabytes. [`CaseTable`] keeps instead, per case, one status
-//! byte per round (the figures' grid), its key and query, and dictionary numbers for its gold,
-//! subset and pattern: about 200 bytes per case at 50 rounds. [`CaseTableBuilder`] takes the
-//! cases one by one (the loader streams them out of the store), so the decoded registry never
-//! exists as a whole.
+//! byte per round (the figures' grid), its key and query in two shared text buffers, and
+//! dictionary numbers for its gold, subset and pattern: about 120 bytes per case at 50 rounds,
+//! and a handful of allocations for the whole table instead of several per case.
+//! [`CaseTableBuilder`] takes the cases one by one, or a stored chunk of them at a time (the
+//! loader streams them out of the store), so the decoded registry never exists as a whole.
 
 use std::collections::BTreeSet;
 
 use crate::figures::{merge_round_order, FastMap, Grid, FAIL, NOT_EVALUATED, PASS};
-use crate::model::{CaseRow, ErrorCase, Round};
+use crate::model::{CaseChunk, CaseRow, ErrorCase, Round};
+
+/// Strings one after another in one buffer, each possibly absent: one allocation for a million
+/// values instead of a million.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct StrColumn {
+    text: String,
+    /// End of value `i` in `text`; value `i` starts where value `i - 1` ends.
+    ends: Vec<usize>,
+    present: Vec<bool>,
+}
+
+impl StrColumn {
+    pub(crate) fn push(&mut self, value: Option<&str>) {
+        if let Some(v) = value {
+            self.text.push_str(v);
+        }
+        self.ends.push(self.text.len());
+        self.present.push(value.is_some());
+    }
+
+    pub(crate) fn get(&self, i: usize) -> Option<&str> {
+        if !self.present.get(i).copied().unwrap_or(false) {
+            return None;
+        }
+        let start = if i == 0 { 0 } else { self.ends[i - 1] };
+        self.text.get(start..self.ends[i])
+    }
+
+    pub(crate) fn len(&self) -> usize {
+        self.ends.len()
+    }
+}
 
 /// The error registry and the iteration log, ready for the figures.
 #[derive(Debug, Clone, Default)]
@@ -19,8 +52,8 @@ pub struct CaseTable {
     pub(crate) grid: Grid,
     /// The iteration log, in log order.
     pub rounds: Vec<Round>,
-    hash: Vec<String>,
-    query: Vec<Option<String>>,
+    hash: StrColumn,
+    query: StrColumn,
     gold: Vec<Option<u32>>,
     subset: Vec<Option<u32>>,
     pattern: Vec<Option<u32>>,
@@ -44,7 +77,7 @@ impl CaseTable {
 
     /// Whether there are no cases.
     pub fn is_empty(&self) -> bool {
-        self.hash.is_empty()
+        self.hash.len() == 0
     }
 
     /// The round order (see [`crate::figures::round_order`]).
@@ -58,11 +91,11 @@ impl CaseTable {
 
     /// Case `c`'s key.
     pub fn case_hash(&self, c: usize) -> &str {
-        &self.hash[c]
+        self.hash.get(c).unwrap_or_default()
     }
 
     pub fn query(&self, c: usize) -> Option<&str> {
-        self.query[c].as_deref()
+        self.query.get(c)
     }
 
     pub fn gold(&self, c: usize) -> Option<&str> {
@@ -75,6 +108,26 @@ impl CaseTable {
 
     pub fn pattern(&self, c: usize) -> Option<&str> {
         self.word(self.pattern[c])
+    }
+
+    /// Case `c`'s subset as a dictionary number (equal numbers, equal subsets).
+    pub(crate) fn subset_id(&self, c: usize) -> Option<u32> {
+        self.subset[c]
+    }
+
+    /// Case `c`'s pattern as a dictionary number.
+    pub(crate) fn pattern_id(&self, c: usize) -> Option<u32> {
+        self.pattern[c]
+    }
+
+    /// The text of a dictionary number.
+    pub(crate) fn word_text(&self, id: u32) -> Option<&str> {
+        self.word(Some(id))
+    }
+
+    /// How many dictionary numbers there are.
+    pub(crate) fn words(&self) -> usize {
+        self.dict.len()
     }
 
     /// Case `c`'s status per round of the order: not evaluated, pass or fail.
@@ -106,8 +159,8 @@ impl CaseTable {
                 continue;
             }
             status.extend_from_slice(row);
-            out.hash.push(self.hash[c].clone());
-            out.query.push(self.query[c].clone());
+            out.hash.push(self.hash.get(c));
+            out.query.push(self.query.get(c));
             out.gold.push(self.gold[c]);
             out.subset.push(self.subset[c]);
             out.pattern.push(self.pattern[c]);
@@ -117,16 +170,19 @@ impl CaseTable {
     }
 }
 
-/// Builds a [`CaseTable`] from cases pushed one at a time.
-#[derive(Debug, Default)]
+/// Builds a [`CaseTable`] from cases pushed one at a time or a stored chunk at a time.
+///
+/// Each case's statuses are kept in a row over the round names in the order they were first
+/// seen (a row is `stride` bytes, widened when more names turn up than it holds); `finish`
+/// lays the rows out in the figures' round order once that order is known.
+#[derive(Debug)]
 pub struct CaseTableBuilder {
     names: FastMap<String, u32>,
     name_list: Vec<String>,
-    /// Per case, its rounds as `name << 1 | failed`, cases one after another.
-    marks: Vec<u32>,
-    ends: Vec<usize>,
-    hash: Vec<String>,
-    query: Vec<Option<String>>,
+    stride: usize,
+    status: Vec<u8>,
+    hash: StrColumn,
+    query: StrColumn,
     gold: Vec<Option<u32>>,
     subset: Vec<Option<u32>>,
     pattern: Vec<Option<u32>>,
@@ -134,66 +190,149 @@ pub struct CaseTableBuilder {
     dict: Vec<String>,
 }
 
-impl CaseTableBuilder {
-    fn name(&mut self, name: &str) -> u32 {
-        if let Some(&i) = self.names.get(name) {
-            return i;
+impl Default for CaseTableBuilder {
+    fn default() -> CaseTableBuilder {
+        CaseTableBuilder {
+            names: FastMap::default(),
+            name_list: Vec::new(),
+            stride: 64,
+            status: Vec::new(),
+            hash: StrColumn::default(),
+            query: StrColumn::default(),
+            gold: Vec::new(),
+            subset: Vec::new(),
+            pattern: Vec::new(),
+            words: FastMap::default(),
+            dict: Vec::new(),
         }
-        let i = u32::try_from(self.name_list.len()).unwrap_or(u32::MAX >> 1);
-        self.names.insert(name.to_owned(), i);
+    }
+}
+
+impl CaseTableBuilder {
+    fn name(&mut self, name: &str) -> usize {
+        if let Some(&i) = self.names.get(name) {
+            return i as usize;
+        }
+        let i = self.name_list.len();
+        self.names.insert(name.to_owned(), u32::try_from(i).unwrap_or(u32::MAX));
         self.name_list.push(name.to_owned());
+        if i >= self.stride {
+            self.widen(i + 1);
+        }
         i
     }
 
-    fn word(&mut self, w: Option<String>) -> Option<u32> {
+    /// Re-lays the rows out with room for at least `names` names.
+    fn widen(&mut self, names: usize) {
+        let stride = names.next_power_of_two().max(self.stride * 2);
+        let cases = self.hash.len();
+        let mut status = vec![NOT_EVALUATED; cases * stride];
+        for c in 0..cases {
+            status[c * stride..c * stride + self.stride]
+                .copy_from_slice(&self.status[c * self.stride..(c + 1) * self.stride]);
+        }
+        self.status = status;
+        self.stride = stride;
+    }
+
+    fn word(&mut self, w: Option<&str>) -> Option<u32> {
         let w = w?;
-        if let Some(&i) = self.words.get(&w) {
+        if let Some(&i) = self.words.get(w) {
             return Some(i);
         }
         let i = u32::try_from(self.dict.len()).unwrap_or(u32::MAX);
-        self.words.insert(w.clone(), i);
-        self.dict.push(w);
+        self.words.insert(w.to_owned(), i);
+        self.dict.push(w.to_owned());
         Some(i)
+    }
+
+    /// Starts a new case's row (all rounds not evaluated) and returns its offset.
+    fn new_row(&mut self) -> usize {
+        let at = self.status.len();
+        self.status.resize(at + self.stride, NOT_EVALUATED);
+        at
+    }
+
+    fn mark(&mut self, at: usize, name: usize, failed: bool) {
+        let cell = &mut self.status[at + name];
+        if failed {
+            *cell = FAIL;
+        } else if *cell == NOT_EVALUATED {
+            *cell = PASS;
+        }
     }
 
     /// Adds one case.
     pub fn push(&mut self, case: ErrorCase) {
-        for r in &case.evaluated {
-            let i = self.name(r);
-            self.marks.push(i << 1);
+        let ids: Vec<(usize, bool)> = case
+            .evaluated
+            .iter()
+            .map(|r| (r, false))
+            .chain(case.failed_rounds.iter().map(|r| (r, true)))
+            .map(|(r, failed)| (self.name(r), failed))
+            .collect();
+        let at = self.new_row();
+        for (id, failed) in ids {
+            self.mark(at, id, failed);
         }
-        for r in &case.failed_rounds {
-            let i = self.name(r);
-            self.marks.push(i << 1 | 1);
-        }
-        self.push_fields(case.case_hash, case.query, case.gold, case.subset, case.pattern);
+        self.push_fields(
+            &case.case_hash,
+            case.query.as_deref(),
+            [case.gold.as_deref(), case.subset.as_deref(), case.pattern.as_deref()],
+        );
     }
 
-    /// Adds one case in its stored compact form; `names` is the store's round-name list that
-    /// its numbers point into (numbers past its end are ignored).
+    /// Adds one case in the compact form of stores written before case chunks; `names` is the
+    /// store's round-name list that its numbers point into (numbers past its end are ignored).
     pub fn push_row(&mut self, row: CaseRow, names: &[String]) {
-        for (ids, failed) in [(&row.evaluated, 0), (&row.failed_rounds, 1)] {
-            for &id in ids {
+        let mut ids = Vec::with_capacity(row.evaluated.len() + row.failed_rounds.len());
+        for (list, failed) in [(&row.evaluated, false), (&row.failed_rounds, true)] {
+            for &id in list {
                 if let Some(name) = names.get(id as usize) {
-                    let i = self.name(name);
-                    self.marks.push(i << 1 | failed);
+                    ids.push((self.name(name), failed));
                 }
             }
         }
-        self.push_fields(row.case_hash, row.query, row.gold, row.subset, row.pattern);
+        let at = self.new_row();
+        for (id, failed) in ids {
+            self.mark(at, id, failed);
+        }
+        self.push_fields(
+            &row.case_hash,
+            row.query.as_deref(),
+            [row.gold.as_deref(), row.subset.as_deref(), row.pattern.as_deref()],
+        );
     }
 
-    fn push_fields(
-        &mut self,
-        hash: String,
-        query: Option<String>,
-        gold: Option<String>,
-        subset: Option<String>,
-        pattern: Option<String>,
-    ) {
-        self.ends.push(self.marks.len());
-        self.hash.push(hash);
+    /// Adds the cases of one stored chunk; `names` is the store's round-name list that the
+    /// chunk's status columns follow (columns past its end are ignored).
+    pub fn push_chunk(&mut self, chunk: &CaseChunk, names: &[String]) {
+        let width = chunk.width as usize;
+        let cols: Vec<Option<usize>> =
+            (0..width).map(|j| names.get(j).map(|n| self.name(n))).collect();
+        let words: Vec<Option<u32>> = chunk.words.iter().map(|w| self.word(Some(w))).collect();
+        let word =
+            |id: u32| id.checked_sub(1).and_then(|i| words.get(i as usize).copied().flatten());
+        let status = chunk.status.0.chunks_exact(width.max(1));
+        for (c, row) in (0..chunk.len()).zip(status.chain(std::iter::repeat(&[][..]))) {
+            let at = self.new_row();
+            for (j, &s) in row.iter().enumerate().take(width) {
+                if let (Some(Some(col)), true) = (cols.get(j), s == PASS || s == FAIL) {
+                    self.status[at + col] = s;
+                }
+            }
+            self.hash.push(Some(chunk.key(c)));
+            self.query.push(chunk.query(c));
+            self.gold.push(chunk.gold.get(c).copied().and_then(word));
+            self.subset.push(chunk.subset.get(c).copied().and_then(word));
+            self.pattern.push(chunk.pattern.get(c).copied().and_then(word));
+        }
+    }
+
+    fn push_fields(&mut self, hash: &str, query: Option<&str>, words: [Option<&str>; 3]) {
+        self.hash.push(Some(hash));
         self.query.push(query);
+        let [gold, subset, pattern] = words;
         let gold = self.word(gold);
         let subset = self.word(subset);
         let pattern = self.word(pattern);
@@ -202,26 +341,38 @@ impl CaseTableBuilder {
         self.pattern.push(pattern);
     }
 
-    /// The table, with the iteration log `rounds` fixing the round order.
+    /// The table, with the iteration log `rounds` fixing the round order. Only round names
+    /// that some case was evaluated in take part (a name whose cases were all replaced is gone).
     pub fn finish(self, rounds: Vec<Round>) -> CaseTable {
-        let order = merge_round_order(&rounds, self.name_list.iter().map(String::as_str));
-        let mut grid = Grid::from_order(order);
-        let col: Vec<usize> =
-            self.name_list.iter().map(|n| grid.index.get(n).copied().unwrap_or(0)).collect();
-        let width = grid.width;
-        let mut status = vec![NOT_EVALUATED; self.ends.len() * width];
-        let mut start = 0;
-        for (c, &end) in self.ends.iter().enumerate() {
-            let row = &mut status[c * width..(c + 1) * width];
-            for &m in &self.marks[start..end] {
-                let i = col[(m >> 1) as usize];
-                if m & 1 == 1 {
-                    row[i] = FAIL;
-                } else if row[i] == NOT_EVALUATED {
-                    row[i] = PASS;
-                }
+        let cases = self.hash.len();
+        let mut used = vec![false; self.name_list.len()];
+        for c in 0..cases {
+            let row = &self.status[c * self.stride..c * self.stride + used.len()];
+            for (u, &s) in used.iter_mut().zip(row) {
+                *u |= s != NOT_EVALUATED;
             }
-            start = end;
+        }
+        let order = merge_round_order(
+            &rounds,
+            self.name_list.iter().zip(&used).filter(|(_, &u)| u).map(|(n, _)| n.as_str()),
+        );
+        let mut grid = Grid::from_order(order);
+        // Each used name's column in the order; unused names have none.
+        let cols: Vec<(usize, usize)> = self
+            .name_list
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| used[*i])
+            .filter_map(|(i, n)| grid.index.get(n).map(|&col| (i, col)))
+            .collect();
+        let width = grid.width;
+        let mut status = vec![NOT_EVALUATED; cases * width];
+        for c in 0..cases {
+            let from = &self.status[c * self.stride..(c + 1) * self.stride];
+            let to = &mut status[c * width..(c + 1) * width];
+            for &(i, col) in &cols {
+                to[col] = from[i];
+            }
         }
         grid.status = status;
         CaseTable {

@@ -10,8 +10,7 @@ use evokb_analytics::export::{ExportFormat, ExportInput, SearchHits};
 use evokb_analytics::figures::{self, EntryLink, ErrorClass, InjectionPoint};
 use evokb_analytics::model::{Round, TimelineEvent, TimelineFile};
 use evokb_analytics::stored::{
-    self, event_key, StoredData, CASE_ROWS, ERROR_CASES, ROUNDS, ROUND_NAMES, TIMELINE_EVENTS,
-    TIMELINE_FILES,
+    self, event_key, StoredData, ROUNDS, TIMELINE_EVENTS, TIMELINE_FILES,
 };
 use evokb_analytics::{chart, parse, report, statectl, timeline};
 use evokb_evolve::hits::search_events;
@@ -46,36 +45,33 @@ fn report(kind: &str, added: usize, unchanged: usize, diags: &[parse::Diagnostic
 
 pub fn import_errors(root: Option<&Path>, files: &[PathBuf]) -> CmdResult {
     let store = open(root)?;
-    let mut diags = Vec::new();
     let mut w = store.write()?;
-    let mut names = stored::round_names_from(w.items(ROUND_NAMES)?);
-    let (mut added, mut unchanged) = (0, 0);
+    let mut registry = stored::Registry::load(&mut w)?;
+    let (mut added, mut unchanged, mut diags) = (0, 0, Vec::new());
     for f in files {
-        let text = read_text(f)?;
-        // Each case goes into the store as it is parsed; the first store error stops the
-        // writes and drops the whole transaction.
-        let mut failed: Option<evokb_store::StoreError> = None;
-        let d = parse::parse_error_registry_each(&text, &f.display().to_string(), |case| {
-            if failed.is_some() {
-                return;
-            }
-            let key = case.case_hash.as_bytes();
-            let row = names.row(&case);
-            match w.put_item(ERROR_CASES, key, &case).and_then(|changed| {
-                w.put_item(CASE_ROWS, key, &row)?;
-                Ok(changed)
-            }) {
-                Ok(true) => added += 1,
-                Ok(false) => unchanged += 1,
-                Err(e) => failed = Some(e),
-            }
-        });
-        if let Some(e) = failed {
-            return Err(e.into());
-        }
-        diags.extend(d);
+        let file = std::fs::File::open(f).map_err(|e| {
+            CommandError::new(
+                ErrorKind::InvalidInput,
+                format!("cannot read '{}': {e}", f.display()),
+            )
+        })?;
+        // Read line by line, so the registry file is never held whole; the first error drops
+        // the whole transaction.
+        let reader = std::io::BufReader::with_capacity(1 << 20, file);
+        let done =
+            registry.import_file(&mut w, reader, &f.display().to_string()).map_err(
+                |e| match e {
+                    stored::ImportError::Read(e) => {
+                        CommandError::new(ErrorKind::InvalidInput, e.to_string())
+                    }
+                    stored::ImportError::Store(e) => e.into(),
+                },
+            )?;
+        added += done.added;
+        unchanged += done.unchanged;
+        diags.extend(done.diagnostics);
     }
-    stored::save_round_names(&mut w, &names)?;
+    registry.save(&mut w)?;
     w.commit()?;
     report("error cases", added, unchanged, &diags)
 }

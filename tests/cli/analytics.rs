@@ -371,3 +371,40 @@ fn timeline_summary_is_statectl_s() {
         }
     }
 }
+
+#[test]
+fn appended_registries_add_the_rest_and_a_non_utf8_line_writes_nothing() {
+    let kb = loaded();
+    let full = json_of(kb.path(), &["stats", "transitions", "--json"]);
+    let fresh = sample();
+    assert!(evokb(fresh.path(), &["init"]).status.success());
+    let text = std::fs::read_to_string(data("model-iteration/results/error_registry.jsonl"))
+        .expect("read");
+    let lines: Vec<&str> = text.lines().collect();
+    let part = fresh.path().join("part.jsonl");
+    std::fs::write(&part, lines[..10].join("\n") + "\n").expect("write");
+    let out = evokb(fresh.path(), &["errors", "import", part.to_str().expect("utf-8")]);
+    assert!(stdout(&out).starts_with("error cases: 10 added or changed, 0 unchanged"));
+    let reg = data("model-iteration/results/error_registry.jsonl");
+    let log = data("model-iteration/results/iteration_log.jsonl");
+    let out = evokb(fresh.path(), &["errors", "import", reg.to_str().expect("utf-8")]);
+    assert!(
+        stdout(&out).starts_with("error cases: 29 added or changed, 10 unchanged"),
+        "{}",
+        stdout(&out)
+    );
+    assert!(evokb(fresh.path(), &["rounds", "import", log.to_str().expect("utf-8")])
+        .status
+        .success());
+    assert_eq!(json_of(fresh.path(), &["stats", "transitions", "--json"]), full);
+
+    let bad = kb.path().join("bad.jsonl");
+    let mut bytes =
+        b"{\"case_hash\": \"zz\", \"evaluated\": [\"R0\"], \"failed_rounds\": [\"R0\"]}\n".to_vec();
+    bytes.extend_from_slice(b"{\"case_hash\": \"y\xff\"}\n");
+    std::fs::write(&bad, bytes).expect("write");
+    let out = evokb(kb.path(), &["errors", "import", bad.to_str().expect("utf-8")]);
+    assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
+    assert!(stderr(&out).contains("bad.jsonl:2: the line is not UTF-8 text"), "{}", stderr(&out));
+    assert_eq!(json_of(kb.path(), &["stats", "transitions", "--json"]), full);
+}
