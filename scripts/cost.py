@@ -173,7 +173,7 @@ def one_size(args, evokb, synth, n, table):
     def add_cmd(i):
         src = os.path.join(work, f"add-{i}.md")
         with open(src, "w", encoding="utf-8") as f:
-            f.write(f"---\nid: PL-COST-{n}-{i}\nkind: pattern\nfamily: [cost]\napis: [T.copy]\n"
+            f.write(f"---\nid: PL-COST-{n}-{i}\nkind: pattern\nfamily: [cost{i}]\napis: [T.copy]\n"
                     f"dtype: [fp16]\ndevice: [910B]\nstatus: verified\norigin_task: T-cost-{i}\n"
                     f"toolchain: tilelang 0.1.2 + CANN 8.5.0\nrepro: repro-missing\n---\n"
                     f"# cost probe {i}: a distinct title about tile widths {i * 7919}\n\n"
