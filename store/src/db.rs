@@ -101,6 +101,46 @@ pub struct Store {
     /// The database file's stamp just before this handle opened it (opening a read-write
     /// handle writes to the file, so the stamp is taken first).
     opened_stamp: Option<String>,
+    /// The first bytes of the database file as this read-write handle found them, and whether
+    /// the handle refused the file as damaged: redb's open marks the header (its recovery
+    /// flag), so a refused file gets these bytes back when the handle closes, and a refused
+    /// command leaves the damaged file exactly as it found it.
+    found_header: Option<Vec<u8>>,
+    refused: bool,
+}
+
+/// How much of the start of the database file a read-write handle keeps to put back when it
+/// refuses the file: redb's header region (the super-header and its two commit slots).
+const HEADER_KEEP: usize = 8192;
+
+fn read_prefix(path: &Path, n: usize) -> Option<Vec<u8>> {
+    use std::io::Read;
+    let mut f = std::fs::File::open(path).ok()?;
+    let mut buf = vec![0u8; n];
+    let mut got = 0;
+    while got < n {
+        match f.read(&mut buf[got..]) {
+            Ok(0) => break,
+            Ok(k) => got += k,
+            Err(_) => return None,
+        }
+    }
+    buf.truncate(got);
+    Some(buf)
+}
+
+/// Writes `saved` back over the start of the file at `path` if it differs (best effort: the
+/// file is damaged either way, and the command has already failed with that message).
+fn restore_prefix(path: &Path, saved: &[u8]) {
+    use std::io::{Seek, SeekFrom, Write};
+    if read_prefix(path, saved.len()).as_deref() == Some(saved) {
+        return;
+    }
+    if let Ok(mut f) = std::fs::OpenOptions::new().write(true).open(path) {
+        if f.seek(SeekFrom::Start(0)).is_ok() && f.write_all(saved).is_ok() {
+            let _ = f.sync_all();
+        }
+    }
 }
 
 /// A read-write handle, or a read-only one that never writes to the file (not even on close,
@@ -167,6 +207,12 @@ impl Drop for Store {
         let writable = matches!(db, Handle::ReadWrite(_));
         // Closing a read-write handle writes to the file, so the stamp is taken after it.
         drop(db);
+        if self.refused {
+            if let Some(saved) = &self.found_header {
+                restore_prefix(&self.dir.join(DB_FILE), saved);
+            }
+            return;
+        }
         if writable && self.trusted {
             self.record_stamp();
         }
@@ -229,6 +275,8 @@ impl Store {
             dir: dir.into(),
             trusted: true,
             opened_stamp: None,
+            found_header: None,
+            refused: false,
         };
         let mut txn = store.write()?;
         txn.init_tables()?;
@@ -246,7 +294,8 @@ impl Store {
             return Err(OpenError::NotFound { path: dir.into() });
         }
         let opened_stamp = file_stamp(&path);
-        catch_damage(&path, || {
+        let found_header = read_prefix(&path, HEADER_KEEP);
+        let opened = catch_damage(&path, || {
             let db = builder().open(&path).map_err(|source| open_error(&path, source))?;
             let store = Store {
                 indexer: indexer.clone(),
@@ -255,10 +304,16 @@ impl Store {
                 dir: dir.into(),
                 trusted: false,
                 opened_stamp,
+                found_header: found_header.clone(),
+                refused: false,
             };
             store.check_format()?;
             Ok(store)
-        })
+        });
+        if let (Err(_), Some(saved)) = (&opened, &found_header) {
+            restore_prefix(&path, saved);
+        }
+        opened
     }
 
     /// Opens the store in directory `dir` for reading only. Such a handle shares the file with
@@ -278,6 +333,8 @@ impl Store {
                 dir: dir.into(),
                 trusted: false,
                 opened_stamp: None,
+                found_header: None,
+                refused: false,
             };
             store.check_format()?;
             Ok(store)
@@ -306,16 +363,23 @@ impl Store {
         let path = self.dir.join(DB_FILE);
         let Handle::ReadWrite(db) = &mut self.db else { return Err(StoreError::ReadOnly) };
         let checked =
-            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| db.check_integrity()))
-                .map_err(|panic| StoreError::Damaged {
+            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| db.check_integrity()));
+        let checked = match checked {
+            Ok(c) => c,
+            Err(panic) => {
+                self.refused = true;
+                return Err(StoreError::Damaged {
                     path: path.clone(),
                     detail: format!("redb's integrity check crashed ({})", panic_text(&*panic)),
-                })?;
+                });
+            }
+        };
         let clean = match checked {
             Ok(clean) => clean,
             Err(redb::DatabaseError::Storage(redb::StorageError::Corrupted(finding))) => {
                 let finding = format!("a page fails its checksum (redb: {finding})");
                 let detail = describe_damage(&path, &finding);
+                self.refused = true;
                 return Err(StoreError::Damaged { path, detail });
             }
             Err(source) => return Err(StoreError::Check { path, source: Box::new(source) }),
@@ -344,10 +408,15 @@ impl Store {
         self.check_integrity()?;
         // The pages are what redb wrote; the values must also be what evokb wrote.
         self.trusted = false;
-        let txn = self.read()?;
-        txn.records()?;
-        txn.files()?;
-        drop(txn);
+        let decoded = self.read().and_then(|txn| {
+            txn.records()?;
+            txn.files()?;
+            Ok(())
+        });
+        if let Err(err) = decoded {
+            self.refused = true;
+            return Err(err);
+        }
         self.trusted = true;
         self.record_stamp();
         Ok(CheckOutcome::Verified)
