@@ -14,7 +14,9 @@
 //! - a `stats.md` hit-table row is a counter every clone bumps: `hits` adds up both sides'
 //!   increments over the base (a row added on both sides starts from 0), and `last_hit_task`,
 //!   changed differently on both sides, takes the value that sorts last, so the result is the
-//!   same whichever side merges (the row records no time to say which search was later);
+//!   same whichever side merges (the row records no time to say which search was later); rows
+//!   that came out identical on both sides still add up, since both sides' increments come from
+//!   commits the other lacks;
 //! - search-log lines both sides appended at the same place are interleaved by `ts`, then by
 //!   their text, each side's own order kept: every clone that merges the same two histories
 //!   writes the same log, whichever side it is on;
@@ -260,10 +262,13 @@ enum Decision {
 
 fn decide(base: Option<&Record>, ours: Option<&Record>, theirs: Option<&Record>) -> Decision {
     match (base, ours, theirs) {
-        (_, Some(x), Some(y)) if x == y => Decision::Keep(Merged::Take(x.clone())),
+        // A hit row is a counter: whatever either side added since the base came from commits
+        // the other side does not have (a commit both have is in the base), so increments add
+        // up even when the two sides' rows came out identical.
         (_, Some(x), Some(y)) if x.kind == Kind::HitRow && base != Some(x) && base != Some(y) => {
             Decision::Keep(merge_hit_row(base, x, y))
         }
+        (_, Some(x), Some(y)) if x == y => Decision::Keep(Merged::Take(x.clone())),
         (Some(o), Some(x), Some(y)) => {
             if x == o {
                 Decision::Keep(Merged::Take(y.clone()))
@@ -1014,5 +1019,21 @@ mod tests {
         for r in ["t0", "a", "b", "c"] {
             assert_eq!(out.text.matches(&format!("add {r} |")).count(), 1, "{}", out.text);
         }
+    }
+
+    #[test]
+    fn identical_hit_rows_from_different_clones_still_add_up() {
+        // Two clones each added one hit to the row since the base; their rows read the same.
+        let bumped = stats_with(&[row("PL-a", 3, "task-x", "kept"), row("PL-b", 2, "task-x", "")]);
+        let out = merge_texts(
+            FileRole::Stats,
+            "s.md",
+            STATS,
+            &bumped,
+            &bumped.replace("| PL-b | 2 |", "| PL-b | 1 |"),
+        )
+        .expect("merge");
+        assert!(out.conflicts.is_empty(), "{:?}", out.conflicts);
+        assert!(out.text.contains("| PL-a | 4 | task-x | kept |"), "{}", out.text);
     }
 }

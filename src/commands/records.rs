@@ -8,6 +8,7 @@ use evokb_store::{Kind, Record};
 use serde_json::json;
 
 use super::{ok, print, print_json};
+use crate::cli::PageArgs;
 use crate::error::{CmdResult, CommandError, ErrorKind};
 use crate::root;
 
@@ -119,7 +120,13 @@ pub fn list(root: Option<&Path>, kind: Option<Kind>, json_out: bool) -> CmdResul
     ok()
 }
 
-pub fn query(root: Option<&Path>, filter: &evokb_store::Filter, json_out: bool) -> CmdResult {
+pub fn query(
+    root: Option<&Path>,
+    filter: &evokb_store::Filter,
+    page: PageArgs,
+    count: bool,
+    json_out: bool,
+) -> CmdResult {
     let root = root::find(root)?;
     let mut store = root::open_for_reading(&root)?;
     let first = store.read()?.query(filter);
@@ -141,6 +148,15 @@ pub fn query(root: Option<&Path>, filter: &evokb_store::Filter, json_out: bool) 
         }
         other => other?,
     };
+    if count {
+        print(&format!("{}\n", rows.len()))?;
+        return ok();
+    }
+    let total = rows.len();
+    // The window of the sorted rows an agent asked for: `--offset` rows skipped, at most
+    // `--limit` kept. The order is the store's (file, line, id), so pages do not overlap.
+    let rows: Vec<evokb_store::QueryRow> =
+        rows.into_iter().skip(page.offset).take(page.limit.unwrap_or(usize::MAX)).collect();
     let txn = store.read()?;
     let quarantined = evokb_evolve::quarantine::active_ids(&txn)?;
     if json_out && !quarantined.is_empty() {
@@ -158,11 +174,7 @@ pub fn query(root: Option<&Path>, filter: &evokb_store::Filter, json_out: bool) 
     if json_out {
         // Streamed straight to stdout: a broad query at 100k entries is megabytes of JSON, and
         // building a serde_json::Value first doubled the time spent on output.
-        use std::io::Write;
-        let mut out = std::io::BufWriter::new(std::io::stdout().lock());
-        serde_json::to_writer_pretty(&mut out, &rows).map_err(std::io::Error::from)?;
-        out.write_all(b"\n")?;
-        out.flush()?;
+        print_json(&rows)?;
         return ok();
     }
     let mut out = String::new();
@@ -182,7 +194,7 @@ pub fn query(root: Option<&Path>, filter: &evokb_store::Filter, json_out: bool) 
             if quarantined.contains(&r.id) { super::search::QUARANTINE_MARK } else { "" }
         );
     }
-    let _ = writeln!(out, "{} entr{}", rows.len(), if rows.len() == 1 { "y" } else { "ies" });
+    let _ = writeln!(out, "{} of {total} entr{}", rows.len(), if total == 1 { "y" } else { "ies" });
     print(&out)?;
     ok()
 }

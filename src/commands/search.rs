@@ -22,13 +22,20 @@ pub fn search(
     root: Option<&Path>,
     text: &str,
     facets: &FacetArgs,
-    top: usize,
+    (top, offset): (usize, usize),
     task: Option<&str>,
     json_out: bool,
 ) -> CmdResult {
     if text.trim().is_empty() {
         return Err(CommandError::new(ErrorKind::Usage, "the query is empty"));
     }
+    let max = crate::args::MAX_TOP;
+    let Some(want) = top.checked_add(offset).filter(|w| *w <= max) else {
+        return Err(CommandError::new(
+            ErrorKind::Usage,
+            format!("--offset {offset} with --top {top} reaches past result {max}, the most a search ranks"),
+        ));
+    };
     let root = root::find(root)?;
     let store = root::open(&root)?;
     let filter = facets.filter();
@@ -36,13 +43,14 @@ pub fn search(
         text: text.to_string(),
         facets: filter.facets,
         id_prefixes: filter.id_prefixes,
-        top,
+        top: want,
     };
     let outcome = store.search(&q)?;
     if let Some(rebuilt) = &outcome.rebuilt {
         eprintln!("evokb: {rebuilt}");
     }
-    let hits = outcome.hits;
+    // The page the agent sees is what it was given: only those results count as hits.
+    let hits: Vec<_> = outcome.hits.into_iter().skip(offset).collect();
     let quarantined = evokb_evolve::quarantine::active_ids(&store.read()?)?;
     if !hits.is_empty() {
         let ids: Vec<String> = hits.iter().map(|h| h.id.clone()).collect();
@@ -72,7 +80,11 @@ pub fn search(
                 v
             })
             .collect();
-        print_json(&json!({"query": text, "results": results}))?;
+        let mut value = json!({"query": text, "results": results});
+        if offset > 0 {
+            value["offset"] = json!(offset);
+        }
+        print_json(&value)?;
         return ok();
     }
     if hits.is_empty() {
@@ -84,7 +96,7 @@ pub fn search(
         let _ = write!(
             out,
             "\n[{}] {}  ({}, score={:.2}){}\n{}\n",
-            rank + 1,
+            offset + rank + 1,
             h.id,
             h.source,
             h.score,
