@@ -15,6 +15,20 @@ pub fn top(s: &str) -> Result<usize, String> {
     bounded(s, 1, MAX_TOP)
 }
 
+/// The largest `--offset` and `query --limit`: far beyond any store, small enough that no
+/// window arithmetic overflows.
+pub const MAX_WINDOW: usize = 1_000_000_000;
+
+/// `--offset`: 0 to [`MAX_WINDOW`].
+pub fn offset(s: &str) -> Result<usize, String> {
+    bounded(s, 0, MAX_WINDOW)
+}
+
+/// `query --limit`: 1 to [`MAX_WINDOW`].
+pub fn limit(s: &str) -> Result<usize, String> {
+    bounded(s, 1, MAX_WINDOW)
+}
+
 /// A whole number in `min..=max`.
 fn bounded(s: &str, min: usize, max: usize) -> Result<usize, String> {
     let expected = format!("expected a whole number from {min} to {max}");

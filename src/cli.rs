@@ -12,6 +12,15 @@ pub struct Cli {
     #[arg(long, global = true, value_name = "DIR")]
     pub root: Option<PathBuf>,
 
+    /// Colour in output (`render --check` diffs): auto uses it on a terminal unless NO_COLOR
+    /// is set
+    #[arg(long, global = true, value_enum, default_value_t = ColorArg::Auto, value_name = "WHEN")]
+    pub color: ColorArg,
+
+    /// Pretty-print JSON output (the default on a terminal; compact JSON otherwise)
+    #[arg(long, global = true)]
+    pub pretty: bool,
+
     #[command(subcommand)]
     pub command: Command,
 }
@@ -238,6 +247,11 @@ pub enum Command {
     Query {
         #[command(flatten)]
         facets: FacetArgs,
+        #[command(flatten)]
+        page: PageArgs,
+        /// Print only the number of matching entries
+        #[arg(long, conflicts_with_all = ["limit", "offset"])]
+        count: bool,
         /// Print a JSON array of {id, kind, title, file, line, family, apis, dtype, device, status}
         #[arg(long)]
         json: bool,
@@ -254,12 +268,15 @@ pub enum Command {
         #[command(flatten)]
         facets: FacetArgs,
         /// How many results (1 to 1000)
-        #[arg(long, default_value_t = 8, value_parser = crate::args::top)]
+        #[arg(long, visible_alias = "limit", value_name = "N", default_value_t = 8, value_parser = crate::args::top)]
         top: usize,
+        /// Skip the K best results first (offset plus top at most 1000)
+        #[arg(long, value_name = "K", default_value_t = 0, value_parser = crate::args::offset)]
+        offset: usize,
         /// The task searching, recorded with the hit
         #[arg(long, value_name = "TASK_ID")]
         task: Option<String>,
-        /// Print {query, results: [{id, source, title, path, facets, score, snippet}]}
+        /// Print {query, offset, results: [{id, source, title, path, facets, score, snippet}]}
         #[arg(long)]
         json: bool,
     },
@@ -305,12 +322,40 @@ pub enum Command {
     /// Rebuild the store: the derived indexes of a sound store, or, when the database is
     /// damaged, a new store imported from the markdown (the damaged one is moved aside)
     Rebuild,
+    /// Print a shell completion script (e.g. `evokb completions bash > ~/.local/share/bash-completion/completions/evokb`)
+    Completions {
+        /// The shell
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+    },
     /// Check the store's integrity and print counts per kind and a content digest
     Verify {
         /// Print the result as JSON
         #[arg(long)]
         json: bool,
     },
+}
+
+/// When output is coloured.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ColorArg {
+    /// On a terminal, unless NO_COLOR is set
+    Auto,
+    /// Always, even in a pipe
+    Always,
+    /// Never
+    Never,
+}
+
+impl ColorArg {
+    /// The anstream choice this flag stands for.
+    pub fn choice(self) -> anstream::ColorChoice {
+        match self {
+            ColorArg::Auto => anstream::ColorChoice::Auto,
+            ColorArg::Always => anstream::ColorChoice::Always,
+            ColorArg::Never => anstream::ColorChoice::Never,
+        }
+    }
 }
 
 /// Which side wins an import conflict.
@@ -568,6 +613,17 @@ impl FacetArgs {
         }
         evokb_store::Filter { facets, id_prefixes: self.id_prefix.clone() }
     }
+}
+
+/// Paging flags for `query`: a window of the sorted rows.
+#[derive(Debug, Clone, Copy, Default, clap::Args)]
+pub struct PageArgs {
+    /// Print at most N entries
+    #[arg(long, value_name = "N", value_parser = crate::args::limit)]
+    pub limit: Option<usize>,
+    /// Skip the first K entries
+    #[arg(long, value_name = "K", default_value_t = 0, value_parser = crate::args::offset)]
+    pub offset: usize,
 }
 
 /// `evokb hooks …`

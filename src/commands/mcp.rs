@@ -208,7 +208,8 @@ fn call(root: &Path, name: &str, args: Value) -> CmdResult<Value> {
             let a: SearchArgs = parse(name, args)?;
             let top = crate::args::top(&a.top.to_string())
                 .map_err(|e| CommandError::new(ErrorKind::Usage, format!("top: {e}")))?;
-            let found = search::find(root, &a.query, a.facets.filter(), top, a.task.as_deref())?;
+            let found =
+                search::find(root, &a.query, a.facets.filter(), (top, 0), a.task.as_deref())?;
             for note in &found.notes {
                 eprintln!("evokb: {note}");
             }
@@ -252,7 +253,10 @@ fn call(root: &Path, name: &str, args: Value) -> CmdResult<Value> {
             if a.top == 0 || a.top > 1000 {
                 return Err(CommandError::new(
                     ErrorKind::Usage,
-                    format!("top: {} is out of range; expected a whole number from 1 to 1000", a.top),
+                    format!(
+                        "top: {} is out of range; expected a whole number from 1 to 1000",
+                        a.top
+                    ),
                 ));
             }
             let cand = similar_candidate(&a.text)?;

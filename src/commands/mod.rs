@@ -1,6 +1,7 @@
 //! Command dispatch: one function per subcommand, each returning the exit code or an error.
 
 mod analytics;
+mod completions;
 pub mod doctor;
 mod evolve;
 mod gitops;
@@ -11,13 +12,17 @@ mod records;
 mod search;
 mod sync;
 
+use std::io::IsTerminal;
 use std::process::ExitCode;
+use std::sync::OnceLock;
 
 use crate::cli::{ChartCmd, Cli, Command, HooksCmd, ImportOnly, ReportCmd, StatsCmd, TimelineCmd};
 use crate::error::CmdResult;
 
 /// Runs the parsed command line.
 pub fn run(cli: &Cli) -> CmdResult {
+    let _ = PRETTY.set(cli.pretty || std::io::stdout().is_terminal());
+    cli.color.choice().write_global();
     let root = cli.root.as_deref();
     match &cli.command {
         Command::Init => sync::init(root),
@@ -58,10 +63,12 @@ pub fn run(cli: &Cli) -> CmdResult {
         Command::Stale { stamp, include_unknown, json } => {
             policy::stale(root, stamp.as_deref(), *include_unknown, *json)
         }
-        Command::Query { facets, json } => records::query(root, &facets.filter(), *json),
+        Command::Query { facets, page, count, json } => {
+            records::query(root, &facets.filter(), *page, *count, *json)
+        }
         Command::Search { index: true, json, .. } => search::inventory(root, *json),
-        Command::Search { query, facets, top, task, json, index: false } => {
-            search::search(root, &query.join(" "), facets, *top, task.as_deref(), *json)
+        Command::Search { query, facets, top, offset, task, json, index: false } => {
+            search::search(root, &query.join(" "), facets, (*top, *offset), task.as_deref(), *json)
         }
         Command::Stats(StatsCmd::Hits { since, json }) => {
             search::hits(root, since.as_deref(), *json)
@@ -94,6 +101,7 @@ pub fn run(cli: &Cli) -> CmdResult {
         Command::Hooks(HooksCmd::Install) => gitops::hooks_install(root),
         Command::Mcp => mcp::serve(root),
         Command::Doctor { json } => doctor::doctor(root, *json),
+        Command::Completions { shell } => completions::print(*shell),
         Command::MergeDriver { base, ours, theirs, path } => {
             gitops::merge_driver(base, ours, theirs, path)
         }
@@ -109,11 +117,39 @@ pub fn print(text: &str) -> CmdResult<()> {
     Ok(())
 }
 
-/// Serialises `value` as pretty JSON followed by a newline.
-pub fn print_json(value: &serde_json::Value) -> CmdResult<()> {
-    let mut text = serde_json::to_string_pretty(value).unwrap_or_default();
-    text.push('\n');
-    print(&text)
+/// Writes `text`, which may hold ANSI styles, to stdout through anstream: the styles reach a
+/// terminal, and are stripped in a pipe, under `NO_COLOR`, or with `--color never`
+/// (`--color always` or `CLICOLOR_FORCE` keeps them).
+pub fn print_styled(text: &str) -> CmdResult<()> {
+    use std::io::Write;
+    let mut out = anstream::stdout().lock();
+    out.write_all(text.as_bytes())?;
+    out.flush()?;
+    Ok(())
+}
+
+/// Whether JSON is pretty-printed: `--pretty`, or stdout is a terminal (a person reads it).
+/// Scripts and agents reading a pipe get one compact line, a third of the bytes.
+static PRETTY: OnceLock<bool> = OnceLock::new();
+
+/// Whether this process pretty-prints its JSON.
+pub fn pretty() -> bool {
+    PRETTY.get().copied().unwrap_or(false)
+}
+
+/// Serialises `value` as JSON (pretty or compact, see [`pretty`]) followed by a newline.
+pub fn print_json<T: serde::Serialize + ?Sized>(value: &T) -> CmdResult<()> {
+    use std::io::Write;
+    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+    if pretty() {
+        serde_json::to_writer_pretty(&mut out, value)
+    } else {
+        serde_json::to_writer(&mut out, value)
+    }
+    .map_err(std::io::Error::from)?;
+    out.write_all(b"\n")?;
+    out.flush()?;
+    Ok(())
 }
 
 /// Exit code 0.

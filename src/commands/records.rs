@@ -9,6 +9,7 @@ use evokb_store::{Kind, Record};
 use serde_json::json;
 
 use super::{ok, print, print_json};
+use crate::cli::PageArgs;
 use crate::error::{CmdResult, CommandError, ErrorKind};
 use crate::root;
 
@@ -178,12 +179,27 @@ pub fn rows_json(
     Ok(values)
 }
 
-pub fn query(root: Option<&Path>, filter: &evokb_store::Filter, json_out: bool) -> CmdResult {
+pub fn query(
+    root: Option<&Path>,
+    filter: &evokb_store::Filter,
+    page: PageArgs,
+    count: bool,
+    json_out: bool,
+) -> CmdResult {
     let root = root::find(root)?;
     let (rows, quarantined, note) = query_rows(&root, filter)?;
     if let Some(note) = note {
         eprintln!("evokb: {note}");
     }
+    if count {
+        print(&format!("{}\n", rows.len()))?;
+        return ok();
+    }
+    let total = rows.len();
+    // The window of the sorted rows an agent asked for: `--offset` rows skipped, at most
+    // `--limit` kept. The order is the store's (file, line, id), so pages do not overlap.
+    let rows: Vec<evokb_store::QueryRow> =
+        rows.into_iter().skip(page.offset).take(page.limit.unwrap_or(usize::MAX)).collect();
     if json_out && !quarantined.is_empty() {
         print_json(&serde_json::Value::Array(rows_json(&rows, &quarantined)?))?;
         return ok();
@@ -191,11 +207,7 @@ pub fn query(root: Option<&Path>, filter: &evokb_store::Filter, json_out: bool) 
     if json_out {
         // Streamed straight to stdout: a broad query at 100k entries is megabytes of JSON, and
         // building a serde_json::Value first doubled the time spent on output.
-        use std::io::Write;
-        let mut out = std::io::BufWriter::new(std::io::stdout().lock());
-        serde_json::to_writer_pretty(&mut out, &rows).map_err(std::io::Error::from)?;
-        out.write_all(b"\n")?;
-        out.flush()?;
+        print_json(&rows)?;
         return ok();
     }
     let mut out = String::new();
@@ -215,7 +227,7 @@ pub fn query(root: Option<&Path>, filter: &evokb_store::Filter, json_out: bool) 
             if quarantined.contains(&r.id) { super::search::QUARANTINE_MARK } else { "" }
         );
     }
-    let _ = writeln!(out, "{} entr{}", rows.len(), if rows.len() == 1 { "y" } else { "ies" });
+    let _ = writeln!(out, "{} of {total} entr{}", rows.len(), if total == 1 { "y" } else { "ies" });
     print(&out)?;
     ok()
 }

@@ -34,22 +34,30 @@ pub fn find(
     root: &Path,
     text: &str,
     filter: evokb_store::Filter,
-    top: usize,
+    (top, offset): (usize, usize),
     task: Option<&str>,
 ) -> CmdResult<Found> {
     if text.trim().is_empty() {
         return Err(CommandError::new(ErrorKind::Usage, "the query is empty"));
     }
+    let max = crate::args::MAX_TOP;
+    let Some(want) = top.checked_add(offset).filter(|w| *w <= max) else {
+        return Err(CommandError::new(
+            ErrorKind::Usage,
+            format!("--offset {offset} with --top {top} reaches past result {max}, the most a search ranks"),
+        ));
+    };
     let store = root::open(root)?;
     let q = SearchQuery {
         text: text.to_string(),
         facets: filter.facets,
         id_prefixes: filter.id_prefixes,
-        top,
+        top: want,
     };
     let outcome = store.search(&q)?;
     let mut notes: Vec<String> = outcome.rebuilt.iter().map(ToString::to_string).collect();
-    let hits = outcome.hits;
+    // The page the agent sees is what it was given: only those results count as hits.
+    let hits: Vec<_> = outcome.hits.into_iter().skip(offset).collect();
     let quarantined = evokb_evolve::quarantine::active_ids(&store.read()?)?;
     if !hits.is_empty() {
         let ids: Vec<String> = hits.iter().map(|h| h.id.clone()).collect();
@@ -91,17 +99,21 @@ pub fn search(
     root: Option<&Path>,
     text: &str,
     facets: &FacetArgs,
-    top: usize,
+    (top, offset): (usize, usize),
     task: Option<&str>,
     json_out: bool,
 ) -> CmdResult {
     let root = root::find(root)?;
-    let found = find(&root, text, facets.filter(), top, task)?;
+    let found = find(&root, text, facets.filter(), (top, offset), task)?;
     for note in &found.notes {
         eprintln!("evokb: {note}");
     }
     if json_out {
-        print_json(&results_json(text, &found))?;
+        let mut value = results_json(text, &found);
+        if offset > 0 {
+            value["offset"] = json!(offset);
+        }
+        print_json(&value)?;
         return ok();
     }
     let (hits, quarantined) = (&found.hits, &found.quarantined);

@@ -161,10 +161,10 @@ pub fn render(root: Option<&Path>, out: Option<&Path>, check: bool, force: bool)
         }
         let mut text = String::new();
         for d in &diffs {
-            text.push_str(&short_diff(d, 40));
+            text.push_str(&colour_diff(&short_diff(d, 40)));
         }
         let _ = writeln!(text, "{} file(s) differ from the store", diffs.len());
-        print(&text)?;
+        super::print_styled(&text)?;
         return Ok(ExitCode::from(ErrorKind::CheckFailed.exit_code()));
     }
     let store = root::open(&root)?;
@@ -181,6 +181,28 @@ pub fn render(root: Option<&Path>, out: Option<&Path>, check: bool, force: bool)
     }
     print(&text)?;
     ok()
+}
+
+/// The diff with ANSI styles: removed lines red, added green, hunk headers cyan, file headers
+/// bold. [`super::print_styled`] strips them again unless colour is on.
+fn colour_diff(diff: &str) -> String {
+    use anstyle::{AnsiColor, Style};
+    let mut out = String::with_capacity(diff.len() + diff.len() / 4);
+    for line in diff.lines() {
+        let style = if line.starts_with("---") || line.starts_with("+++") {
+            Style::new().bold()
+        } else if line.starts_with("@@") {
+            AnsiColor::Cyan.on_default()
+        } else if line.starts_with('-') {
+            AnsiColor::Red.on_default()
+        } else if line.starts_with('+') {
+            AnsiColor::Green.on_default()
+        } else {
+            Style::new()
+        };
+        let _ = writeln!(out, "{style}{line}{style:#}");
+    }
+    out
 }
 
 /// A unified diff of one file, cut to `max_lines` lines.
