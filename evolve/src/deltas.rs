@@ -62,6 +62,43 @@ pub fn same_topic(a: &Record, b: &Record) -> Option<f64> {
     (s >= SAME_TOPIC_SIMILARITY).then_some(s)
 }
 
+/// The stored entries that can be on `e`'s topic: same `kind` and a shared `family` value,
+/// found through the facet index, so `add` reads a few entries rather than every one. An entry
+/// without a kind or a family can match entries that have none, which the index cannot list:
+/// then (or when the index cannot answer) every entry is read, once per `add`.
+fn same_topic_candidates(
+    w: &WriteTxn,
+    e: &Record,
+    all: &mut Option<Vec<Record>>,
+) -> Result<Vec<Record>, DeltaError> {
+    let kind = e.field("kind").map(str::trim).filter(|k| !k.is_empty());
+    let families: Vec<String> = e
+        .field("family")
+        .map(evokb_export::index::parse_list)
+        .unwrap_or_default()
+        .into_iter()
+        .map(|f| f.to_lowercase())
+        .collect();
+    if let (Some(kind), false) = (kind, families.is_empty()) {
+        let mut filter = evokb_store::Filter::default();
+        filter.facets.insert("family".into(), families);
+        filter.facets.insert("kind".into(), vec![kind.to_string()]);
+        if let Ok(rows) = w.query(&filter) {
+            let mut out = Vec::with_capacity(rows.len());
+            for row in rows {
+                if let Some(r) = w.record_by_id(Kind::Entry, &row.id)? {
+                    out.push(r);
+                }
+            }
+            return Ok(out);
+        }
+    }
+    if all.is_none() {
+        *all = Some(w.records_of_kind(Kind::Entry)?);
+    }
+    Ok(all.clone().unwrap_or_default())
+}
+
 /// Whether an entry needs the evidence triad.
 pub fn is_data_entry(rec: &Record) -> bool {
     matches!(rec.field("kind").map(str::trim), Some("trap" | "constant"))
@@ -162,20 +199,20 @@ pub fn add(
         }
     }
     let w = store.write()?;
-    let existing: Vec<Record> =
-        w.records()?.into_iter().filter(|r| r.kind == Kind::Entry).collect();
+    let mut all_entries: Option<Vec<Record>> = None;
     for e in &entries {
         let errors = entry_errors(e, root);
         if !errors.is_empty() {
             return Err(DeltaError::LintErrors { id: e.id.clone(), errors });
         }
-        if let Some(old) = existing.iter().find(|x| x.id == e.id) {
+        if let Some(old) = w.record_by_id(Kind::Entry, &e.id)? {
             return Err(DeltaError::Markdown(MutateError::AlreadyExists {
                 kind: Kind::Entry,
                 id: e.id.clone(),
-                file: old.file.clone(),
+                file: old.file,
             }));
         }
+        let existing = same_topic_candidates(&w, e, &mut all_entries)?;
         if let Some((old, s)) = existing
             .iter()
             .filter_map(|x| same_topic(x, e).map(|s| (x, s)))

@@ -21,8 +21,8 @@ mod imperative;
 mod injection;
 mod intent;
 mod paths;
-mod score;
 mod python;
+mod score;
 mod text;
 
 pub use decode::check_decoded;

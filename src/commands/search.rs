@@ -126,7 +126,7 @@ pub fn search(
         let _ = write!(
             out,
             "\n[{}] {}  ({}, score={:.2}){}\n{}\n",
-            rank + 1,
+            rank + 1 + offset,
             h.id,
             h.source,
             h.score,
@@ -157,11 +157,13 @@ pub fn hit_table(root: &Path, since: Option<&str>) -> CmdResult<(Vec<EntryHits>,
     let counted: std::collections::HashSet<&str> = counts.iter().map(|c| c.id.as_str()).collect();
     let mut zero: Vec<String> = Vec::new();
     for kind in evokb_export::kinds::kinds_where(|i| i.hit_target) {
-        for r in txn.records_of_kind(kind)? {
-            if !counted.contains(r.id.as_str()) {
-                zero.push(r.id);
-            }
-        }
+        // Entries are many: their ids come from the facet index keys, not from decoding them.
+        let ids = if kind == evokb_store::Kind::Entry {
+            txn.entry_ids()?
+        } else {
+            txn.records_of_kind(kind)?.into_iter().map(|r| r.id).collect()
+        };
+        zero.extend(ids.into_iter().filter(|id| !counted.contains(id.as_str())));
     }
     zero.sort_unstable();
     Ok((counts, zero))

@@ -924,6 +924,17 @@ macro_rules! read_methods {
             Ok(counts)
         }
 
+        /// The ids of every entry in the facet index, in id order, without decoding a record
+        /// or a row.
+        pub fn entry_ids(&self) -> Result<Vec<String>, StoreError> {
+            let facets = match self.txn.open_table(crate::query::FACETS) {
+                Ok(t) => t,
+                Err(redb::TableError::TableDoesNotExist(_)) => return Ok(Vec::new()),
+                Err(err) => return Err(err.into()),
+            };
+            crate::query::entry_ids(&facets)
+        }
+
         /// The paths of every file layout, in path order (no layout is decoded).
         pub fn file_paths(&self) -> Result<Vec<String>, StoreError> {
             let table = self.txn.open_table(FILES)?;

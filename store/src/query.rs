@@ -283,6 +283,27 @@ fn hashes_with_prefix(
     Ok(out)
 }
 
+/// The ids of every indexed entry, read from the `id` facet keys (no row is decoded).
+pub(crate) fn entry_ids(
+    facets: &impl ReadableTable<&'static [u8], ()>,
+) -> Result<Vec<String>, StoreError> {
+    let prefix = facet_key("id", "", None);
+    let mut out = Vec::new();
+    for row in facets.range(prefix.as_slice()..)? {
+        let (k, _) = row?;
+        let key = k.value();
+        if !key.starts_with(&prefix) {
+            break;
+        }
+        // `id \0 value \0 hash`: the value is what lies between the prefix and the hash.
+        if key.len() >= prefix.len() + 33 {
+            let value = &key[prefix.len()..key.len() - 33];
+            out.push(String::from_utf8_lossy(value).into_owned());
+        }
+    }
+    Ok(out)
+}
+
 /// Answers a filter from the index tables, sorted by file, line and id.
 pub(crate) fn run(
     rows: &impl ReadableTable<[u8; 32], &'static [u8]>,
