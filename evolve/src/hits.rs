@@ -87,16 +87,19 @@ pub fn record_hit(
     let was_clean = w.file_is_clean(path)?;
     let mut overrides = HashMap::new();
     let mut layout_rewritten = false;
-    if !w.has_file_tail(path)? {
-        let mut file = w.file(path)?.unwrap_or(FileLayout { path: path.into(), items: Vec::new() });
-        let before = file.clone();
+    // A log with no layout yet gets an empty one from `append_to_file`.
+    let stored = if w.has_file_tail(path)? { None } else { w.file(path)? };
+    if let Some(mut file) = stored {
+        // Only an unterminated prose line changes the layout itself; a record lacking its line
+        // ending is changed through `overrides`.
+        layout_rewritten =
+            matches!(file.items.last(), Some(LayoutItem::Prose(p)) if !p.ends_with('\n'));
         ensure_trailing_newline(&mut w, &mut file, &mut overrides)?;
         for rec in overrides.values() {
             w.put_record(rec)?;
         }
-        if file != before || w.file(path)?.is_none() {
+        if layout_rewritten {
             w.put_file(&file)?;
-            layout_rewritten = file != before;
         }
     }
     let base = event_id(ts, &line);
