@@ -24,6 +24,8 @@ use std::collections::BTreeMap;
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
+mod sizes;
+
 use criterion::{criterion_group, criterion_main, Criterion};
 use evokb_export::{import, ImportOptions};
 use evokb_store::query::Filter;
@@ -83,16 +85,8 @@ fn scan_text(texts: &[String], words: &[&str]) -> usize {
     texts.iter().filter(|t| words.iter().all(|w| t.contains(w))).count()
 }
 
-fn sizes() -> Vec<(usize, &'static str)> {
-    let mut v = vec![(1_000, "1k"), (10_000, "10k")];
-    if std::env::var("EVOKB_BENCH_100K").map_or(true, |s| s != "0") {
-        v.push((100_000, "100k"));
-    }
-    v
-}
-
 fn bench(c: &mut Criterion) {
-    for (n, label) in sizes() {
+    for (n, label) in sizes::sizes() {
         let cell: OnceCell<Corpus> = OnceCell::new();
         let corpus = || cell.get_or_init(|| Corpus::build(n));
         let one = facet_filter(&[("family", "attention")]);

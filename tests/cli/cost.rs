@@ -18,6 +18,18 @@ fn settle() {
     std::thread::sleep(Duration::from_millis(60));
 }
 
+/// Writes `text` over the file at `full` and puts its modification time back as it was: a hand
+/// edit that size and mtime cannot reveal, only the change time.
+fn write_hiding_mtime(full: &std::path::Path, text: &str) {
+    let mtime = std::fs::metadata(full).expect("meta").modified().expect("mtime");
+    std::fs::write(full, text).expect("write");
+    std::fs::File::options()
+        .write(true)
+        .open(full)
+        .and_then(|f| f.set_modified(mtime))
+        .expect("set mtime back");
+}
+
 #[test]
 fn a_search_appends_one_line_to_the_log_and_never_rewrites_it() {
     let (kb, store) = imported_sample();
@@ -115,12 +127,7 @@ fn a_same_size_edit_with_its_mtime_set_back_is_still_imported() {
     // time, which no process can set, tells.
     let edited = text.replacen("status: verified", "status: verifieD", 1);
     assert_eq!(edited.len(), text.len());
-    std::fs::write(&full, &edited).expect("write");
-    std::fs::File::options()
-        .write(true)
-        .open(&full)
-        .and_then(|f| f.set_modified(mtime))
-        .expect("set mtime back");
+    write_hiding_mtime(&full, &edited);
     assert_eq!(std::fs::metadata(&full).expect("meta").len(), meta.len());
     assert_eq!(std::fs::metadata(&full).expect("meta").modified().expect("mtime"), mtime);
     let report = evokb_export::import(kb.path(), &store, ImportOptions::default()).expect("import");
@@ -207,16 +214,10 @@ fn render_check_skips_nothing_that_changed_on_either_side() {
     settle();
     // A disk-side edit hidden by size and mtime: the ctime tells.
     let full = kb.path().join(topic("traps-runtime.md"));
-    let mtime = std::fs::metadata(&full).expect("meta").modified().expect("mtime");
     let text = std::fs::read_to_string(&full).expect("read");
     let i = text.find("status: ").expect("a status");
     let mut edited = text.clone();
     edited.replace_range(i..i + 8, "STATUS: ");
-    std::fs::write(&full, &edited).expect("write");
-    std::fs::File::options()
-        .write(true)
-        .open(&full)
-        .and_then(|f| f.set_modified(mtime))
-        .expect("set mtime back");
+    write_hiding_mtime(&full, &edited);
     assert_eq!(check(&store), [topic("traps-runtime.md")]);
 }
