@@ -16,8 +16,8 @@ from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
 EXPECTED_TOOLS = {
-    "search", "query", "get", "add", "queue_add", "queue_confirm", "lint", "render_check",
-    "stats_hits",
+    "search", "query", "get", "similar", "add", "queue_add", "queue_confirm", "lint",
+    "render_check", "stats_hits",
 }
 TASK = "mcp-client-script"
 
@@ -78,6 +78,13 @@ async def session(binary, root):
             if record["id"] != top or not record["text"]:
                 fail(f"get {top} returned {record.get('id')}")
             print(f"get {top}: {record['kind']} in {record['file']}")
+
+            title = results[0]["title"]
+            near = payload(await s.call_tool("similar", {"text": title, "top": 3}), "similar")
+            ids = [m["id"] for m in near["matches"]]
+            if top not in ids:
+                fail(f"similar to {top}'s own title did not rank {top}: {ids}")
+            print(f"similar to {top}'s title: {ids}, delta {near['delta']!r}")
 
             bad = await s.call_tool("get", {"id": "NO-SUCH-ID"})
             if not bad.is_error or "no record has the id" not in bad.content[0].text:
