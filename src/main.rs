@@ -17,6 +17,9 @@ mod root;
 
 use std::io::Write;
 use std::process::ExitCode;
+
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 use std::sync::Mutex;
 
 use clap::Parser;

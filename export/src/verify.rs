@@ -5,10 +5,9 @@
 
 use std::collections::{BTreeMap, HashMap};
 
-use evokb_store::{CaseHash, Kind, LayoutItem, Store, StoreError};
+use evokb_store::{CaseHash, FileLayout, Kind, LayoutItem, Store, StoreError};
 
 use crate::parse::parse_file;
-use crate::render::render_layout;
 
 /// The result of [`verify`].
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -22,6 +21,10 @@ pub struct VerifyReport {
 }
 
 /// Checks the store's integrity.
+///
+/// Every record is read and decoded once (its decode proves it is stored under the hash of
+/// its content); the round trip, the facet index check and the digest all work from those
+/// records in memory, and the round trip of the files is split over the machine's cores.
 pub fn verify(store: &Store) -> Result<VerifyReport, StoreError> {
     let txn = store.read()?;
     let lay = crate::layout::Layout::of(&txn)?;
@@ -34,6 +37,7 @@ pub fn verify(store: &Store) -> Result<VerifyReport, StoreError> {
         }
         Err(err) => return Err(err),
     };
+    let layouts = txn.files()?;
     let mut counts = BTreeMap::new();
     let mut placed: HashMap<CaseHash, usize> = HashMap::new();
     for rec in &records {
@@ -41,7 +45,7 @@ pub fn verify(store: &Store) -> Result<VerifyReport, StoreError> {
     }
     let by_key: HashMap<CaseHash, &evokb_store::Record> =
         records.iter().map(|r| (r.case_hash(), r)).collect();
-    for layout in txn.files()? {
+    for layout in &layouts {
         for item in &layout.items {
             let LayoutItem::Record(key) = item else {
                 continue;
@@ -60,28 +64,8 @@ pub fn verify(store: &Store) -> Result<VerifyReport, StoreError> {
                 Some(_) => {}
             }
         }
-        let Some(role) = lay.role_of(&layout.path) else {
-            problems.push(format!("'{}' is not a managed file path", layout.path));
-            continue;
-        };
-        let Ok(text) = render_layout(&txn, &layout) else {
-            continue;
-        };
-        let (parsed, diags) = parse_file(role, &layout.path, &text);
-        if let Some(d) = diags.iter().find(|d| d.is_error()) {
-            problems.push(format!("'{}' renders to text that does not parse: {d}", layout.path));
-        } else if parsed.layout != layout
-            || parsed
-                .records
-                .iter()
-                .any(|pr| by_key.get(&pr.record.case_hash()) != Some(&&pr.record))
-        {
-            problems.push(format!(
-                "'{}' renders to text that imports as different records (render and import disagree)",
-                layout.path
-            ));
-        }
     }
+    problems.extend(round_trip_all(&lay, &layouts, &by_key));
     for rec in &records {
         let n = placed.get(&rec.case_hash()).copied().unwrap_or(0);
         if rec.kind != Kind::Repro && n != 1 {
@@ -93,9 +77,71 @@ pub fn verify(store: &Store) -> Result<VerifyReport, StoreError> {
     }
     // The facet index is derived data; a disagreement is reported with the command that
     // rebuilds it rather than as damage to the records.
-    for p in txn.check_facet_index()? {
+    for p in txn.check_facet_index_of(&layouts, &by_key)? {
         problems.push(format!("{p} (run 'evokb rebuild' to rebuild the index)"));
     }
-    let digest = txn.digest()?;
+    let digest = txn.digest_of(&records, &layouts)?;
     Ok(VerifyReport { counts, digest, problems })
+}
+
+/// The round-trip problems of every file, in path order: each layout is rendered from the
+/// records in memory and parsed back. Files are split into one contiguous run per core
+/// (render and parse are pure), and the runs' findings are joined in order, so the report
+/// does not depend on the number of threads.
+fn round_trip_all(
+    lay: &crate::layout::Layout,
+    layouts: &[FileLayout],
+    by_key: &HashMap<CaseHash, &evokb_store::Record>,
+) -> Vec<String> {
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).clamp(1, 8);
+    let chunk = layouts.len().div_ceil(threads).max(1);
+    std::thread::scope(|scope| {
+        let runs: Vec<_> = layouts
+            .chunks(chunk)
+            .map(|run| {
+                scope.spawn(move || {
+                    run.iter().filter_map(|l| round_trip(lay, l, by_key)).collect::<Vec<_>>()
+                })
+            })
+            .collect();
+        // A worker that panicked is a bug in render or parse; say so rather than lose it.
+        runs.into_iter()
+            .flat_map(|h| {
+                h.join().unwrap_or_else(|_| {
+                    vec!["a round-trip worker crashed (a bug in render or parse)".to_string()]
+                })
+            })
+            .collect()
+    })
+}
+
+/// What is wrong with one file's round trip, if anything.
+fn round_trip(
+    lay: &crate::layout::Layout,
+    layout: &FileLayout,
+    by_key: &HashMap<CaseHash, &evokb_store::Record>,
+) -> Option<String> {
+    let Some(role) = lay.role_of(&layout.path) else {
+        return Some(format!("'{}' is not a managed file path", layout.path));
+    };
+    let mut text = String::new();
+    for item in &layout.items {
+        match item {
+            LayoutItem::Prose(p) => text.push_str(p),
+            // A dangling reference is reported by the placement check.
+            LayoutItem::Record(key) => by_key.get(key)?.write_text(&mut text),
+        }
+    }
+    let (parsed, diags) = parse_file(role, &layout.path, &text);
+    if let Some(d) = diags.iter().find(|d| d.is_error()) {
+        return Some(format!("'{}' renders to text that does not parse: {d}", layout.path));
+    }
+    let differs = parsed.layout != *layout
+        || parsed.records.iter().any(|pr| by_key.get(&pr.record.case_hash()) != Some(&&pr.record));
+    differs.then(|| {
+        format!(
+            "'{}' renders to text that imports as different records (render and import disagree)",
+            layout.path
+        )
+    })
 }

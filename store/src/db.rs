@@ -4,7 +4,7 @@
 //! can hold it at once. Only one write transaction runs at a time across processes; a writer
 //! that finds the lock taken retries with backoff for a bounded wait instead of failing.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -948,13 +948,24 @@ macro_rules! read_methods {
         /// A digest of the store's content: records, file layouts and collections, not sync
         /// marks. Equal record sets give equal digests, whatever order they were written in.
         pub fn digest(&self) -> Result<[u8; 32], StoreError> {
+            self.digest_of(&self.records()?, &self.files()?)
+        }
+
+        /// [`Self::digest`] from the store's records (in key order, as [`Self::records`]
+        /// returns them) and layouts (as [`Self::files`] returns them) already read, so a
+        /// whole-store check reads and decodes each record once.
+        pub fn digest_of(
+            &self,
+            records: &[Record],
+            layouts: &[FileLayout],
+        ) -> Result<[u8; 32], StoreError> {
             let mut hasher = blake3::Hasher::new();
             hasher.update(b"evokb.digest.v1\0");
-            for rec in self.records()? {
-                digest_record(&mut hasher, &rec);
+            for rec in records {
+                digest_record(&mut hasher, rec);
             }
-            for layout in self.files()? {
-                digest_layout(&mut hasher, &layout);
+            for layout in layouts {
+                digest_layout(&mut hasher, layout);
             }
             crate::tally::digest(&mut hasher, &self.tallies()?)?;
             for name in self.collection_tables()? {
@@ -1070,7 +1081,24 @@ impl ReadTxn {
     /// every record, so it belongs in `verify`, not in every query.
     pub fn check_facet_index(&self) -> Result<Vec<String>, StoreError> {
         let layouts = self.files()?;
-        crate::query::check(&self.txn, &layouts, &|h| self.record(h), self.indexer.as_ref())
+        let records = self.records()?;
+        let by_key: HashMap<CaseHash, &Record> =
+            records.iter().map(|r| (r.case_hash(), r)).collect();
+        self.check_facet_index_of(&layouts, &by_key)
+    }
+
+    /// [`Self::check_facet_index`] against layouts and records already read.
+    pub fn check_facet_index_of(
+        &self,
+        layouts: &[FileLayout],
+        records: &HashMap<CaseHash, &Record>,
+    ) -> Result<Vec<String>, StoreError> {
+        crate::query::check(
+            &self.txn,
+            layouts,
+            &|h| Ok(records.get(h).copied()),
+            self.indexer.as_ref(),
+        )
     }
 }
 

@@ -8,7 +8,7 @@
 //! before that transaction commits, so it can never disagree with the records it describes.
 //! It is not part of the digest.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
 use redb::{ReadableTable, TableDefinition};
 use serde::{Deserialize, Serialize};
@@ -151,9 +151,10 @@ pub(crate) fn reindex_file(
 }
 
 /// The query rows of the entries a file holds, in file order, with their first lines.
-fn entry_rows(
+/// `get` hands out records owned (read from a transaction) or borrowed (already in memory).
+fn entry_rows<R: std::borrow::Borrow<Record>>(
     layout: &FileLayout,
-    get: &dyn Fn(&CaseHash) -> Result<Option<Record>, StoreError>,
+    get: &dyn Fn(&CaseHash) -> Result<Option<R>, StoreError>,
     indexer: &dyn Indexer,
 ) -> Result<Vec<(CaseHash, QueryRow)>, StoreError> {
     let mut out = Vec::new();
@@ -163,6 +164,7 @@ fn entry_rows(
             LayoutItem::Prose(p) => line += p.matches('\n').count() as u64,
             LayoutItem::Record(h) => {
                 let Some(rec) = get(h)? else { continue };
+                let rec: &Record = rec.borrow();
                 if indexer.queryable(rec.kind) {
                     if let Some(row) = indexer.query_row(&rec, line) {
                         out.push((*h, row));
@@ -178,26 +180,30 @@ fn entry_rows(
 /// Compares the facet index tables with what the records and layouts say they must hold.
 /// Returns one sentence per disagreement (at most a few per table, then a count); empty when
 /// the index is exact.
-pub(crate) fn check(
+///
+/// The wanted keys are built once, sorted, and walked beside each table's own key order, so
+/// the check costs one pass over each table and one sort (it held every key of both sides in
+/// ordered sets before, 12 s of a 100k-entry `verify`).
+pub(crate) fn check<'r>(
     txn: &redb::ReadTransaction,
     layouts: &[FileLayout],
-    get: &dyn Fn(&CaseHash) -> Result<Option<Record>, StoreError>,
+    get: &dyn Fn(&CaseHash) -> Result<Option<&'r Record>, StoreError>,
     indexer: &dyn Indexer,
 ) -> Result<Vec<String>, StoreError> {
-    let mut want_rows = BTreeMap::new();
-    let mut want_facets = BTreeSet::new();
-    let mut want_by_file = BTreeSet::new();
+    let mut want_rows: HashMap<[u8; 32], QueryRow> = HashMap::new();
+    let mut want_facets: Vec<Vec<u8>> = Vec::new();
+    let mut want_by_file: Vec<Vec<u8>> = Vec::new();
     for layout in layouts {
         for (h, row) in entry_rows(layout, get, indexer)? {
             for (f, v) in facet_values(&row) {
-                want_facets.insert(facet_key(f, &v, Some(&h)));
+                want_facets.push(facet_key(f, &v, Some(&h)));
             }
-            want_by_file.insert(file_key(&layout.path, &h));
+            want_by_file.push(file_key(&layout.path, &h));
             want_rows.insert(h.0, row);
         }
     }
     let mut problems = Vec::new();
-    let mut rows_seen = BTreeSet::new();
+    let mut rows_seen: HashSet<[u8; 32]> = HashSet::with_capacity(want_rows.len());
     let mut row_problems = Vec::new();
     match txn.open_table(ROWS) {
         Ok(rows) => {
@@ -223,27 +229,41 @@ pub(crate) fn check(
         Err(redb::TableError::TableDoesNotExist(_)) => {}
         Err(err) => return Err(err.into()),
     }
-    for (k, row) in &want_rows {
-        if !rows_seen.contains(k) {
-            row_problems.push(format!("the facet index lacks entry '{}'", row.id));
-        }
+    let mut lacking: Vec<&str> = want_rows
+        .iter()
+        .filter(|(k, _)| !rows_seen.contains(*k))
+        .map(|(_, row)| row.id.as_str())
+        .collect();
+    lacking.sort_unstable();
+    for id in lacking {
+        row_problems.push(format!("the facet index lacks entry '{id}'"));
     }
     summarise(&mut problems, row_problems);
-    for (name, def, want) in
-        [("facet keys", FACETS, &want_facets), ("file keys", BY_FILE, &want_by_file)]
+    for (name, def, mut want) in
+        [("facet keys", FACETS, want_facets), ("file keys", BY_FILE, want_by_file)]
     {
-        let mut have = BTreeSet::new();
+        want.sort_unstable();
+        want.dedup();
+        let (mut missing, mut extra) = (0usize, 0usize);
+        let mut wanted = want.iter().peekable();
         match txn.open_table(def) {
             Ok(t) => {
                 for r in t.iter()? {
-                    have.insert(r?.0.value().to_vec());
+                    let (k, _) = r?;
+                    let have = k.value();
+                    // Wanted keys below the table's next key are missing from it.
+                    while wanted.next_if(|w| w.as_slice() < have).is_some() {
+                        missing += 1;
+                    }
+                    if wanted.next_if(|w| w.as_slice() == have).is_none() {
+                        extra += 1;
+                    }
                 }
             }
             Err(redb::TableError::TableDoesNotExist(_)) => {}
             Err(err) => return Err(err.into()),
         }
-        let extra = have.difference(want).count();
-        let missing = want.difference(&have).count();
+        missing += wanted.count();
         if extra + missing > 0 {
             problems.push(format!(
                 "the facet index's {name} disagree with the records: {missing} missing, {extra} left over"

@@ -1,0 +1,60 @@
+//! Times the parts of `evokb verify` on one store, to find where a whole-store check spends
+//! its time:
+//!
+//!     cargo run --release -p evokb-export --example verify_parts -- KB_ROOT
+
+use std::time::Instant;
+
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
+/// CPU time (user + system, all threads) of this process so far, from /proc/self/stat: on a
+/// shared machine the wall clock says more about the neighbours than about the code.
+fn cpu() -> f64 {
+    let stat = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
+    let after = stat.rsplit_once(')').map_or("", |(_, rest)| rest);
+    let f: Vec<f64> = after.split_whitespace().filter_map(|x| x.parse().ok()).collect();
+    // Fields 14 and 15 of the line (utime, stime) are the 12th and 13th after the `)`.
+    (f.get(11).copied().unwrap_or(0.0) + f.get(12).copied().unwrap_or(0.0)) / 100.0
+}
+
+struct Clock(Instant, f64);
+
+impl Clock {
+    fn start() -> Clock {
+        Clock(Instant::now(), cpu())
+    }
+    fn lap(&mut self, what: &str) {
+        println!(
+            "{what:<28} {:>8.3} s wall {:>8.2} s CPU",
+            self.0.elapsed().as_secs_f64(),
+            cpu() - self.1
+        );
+        *self = Clock::start();
+    }
+}
+
+fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let root =
+        std::path::PathBuf::from(std::env::args().nth(1).ok_or("usage: verify_parts KB_ROOT")?);
+    let layout = evokb_export::layout::Layout::load(&root)?;
+    let mut t = Clock::start();
+    let mut store =
+        evokb_store::Store::open(&root.join(".evokb"), evokb_export::index::indexer(layout))?;
+    t.lap("open");
+    store.check_integrity()?;
+    t.lap("check_integrity");
+    let txn = store.read()?;
+    let n = txn.records()?.len();
+    t.lap(&format!("records ({n})"));
+    let n = txn.files()?.len();
+    t.lap(&format!("files ({n})"));
+    let p = txn.check_facet_index()?.len();
+    t.lap(&format!("facet check ({p})"));
+    txn.digest()?;
+    t.lap("digest");
+    drop(txn);
+    let r = evokb_export::verify(&store)?;
+    t.lap(&format!("verify ({} problems)", r.problems.len()));
+    Ok(())
+}
