@@ -152,6 +152,8 @@ struct Row {
     /// Each sentence's features with the line-wide ones (lines of two or more sentences).
     views: Vec<Vec<u32>>,
     rule: bool,
+    /// Whether the line holds any lexicon concept (the classifier judges only such lines).
+    concept: bool,
     attack: bool,
     /// Index of the training set, or `None` for the background legitimate lines.
     set: Option<usize>,
@@ -171,6 +173,10 @@ impl Model {
 
     /// As `score::logit`: the larger of the whole line's and of each sentence's logit.
     fn score(&self, r: &Row) -> f32 {
+        if !r.concept {
+            // `score.rs` leaves a line without any lexicon concept unjudged.
+            return f32::MIN;
+        }
         r.views.iter().map(|v| self.logit(v)).fold(self.logit(&r.feats), f32::max)
     }
 }
@@ -326,16 +332,26 @@ fn main() {
             .filter(|(_, n)| n.starts_with("r:") || n.starts_with("s:"))
             .map(|x| x.0)
             .collect();
-        let views = inside
+        let views: Vec<Vec<u32>> = inside
             .iter()
             .map(|v| {
                 shared.iter().chain(v.iter().filter(|b| !dropped.contains(b))).copied().collect()
             })
             .collect();
+        let concept = fs.iter().any(|(_, n)| n.starts_with("c:"));
+        let dedup = |mut v: Vec<u32>| {
+            if std::env::var_os("TRAIN_DEDUP").is_some() {
+                v.sort_unstable();
+                v.dedup();
+            }
+            v
+        };
+        let views: Vec<Vec<u32>> = views.into_iter().map(dedup).collect();
         Row {
-            feats: fs.iter().map(|x| x.0).collect(),
+            feats: dedup(fs.iter().map(|x| x.0).collect()),
             views,
             rule,
+            concept,
             attack: false,
             set: None,
             view: false,
@@ -354,6 +370,7 @@ fn main() {
                 feats: v.clone(),
                 views: Vec::new(),
                 rule: false,
+                concept: r.concept,
                 attack: false,
                 set: r.set,
                 view: true,
@@ -373,12 +390,16 @@ fn main() {
     // Leave one set out.
     let mut held: Vec<Vec<Scored>> = vec![Vec::new(); names.len()];
     let mut dump = String::new();
+    let mut no_concept: Vec<(f32, bool)> = Vec::new();
     for (k, name) in names.iter().enumerate() {
         let tr: Vec<&Row> = rows.iter().filter(|r| r.set != Some(k)).collect();
         let m = train(&tr);
         for (r, d) in rows.iter().zip(&data).filter(|(r, _)| r.set == Some(k) && !r.view) {
             let z = m.score(r);
             held[k].push((z, r.rule, r.attack));
+            if r.attack && !r.concept {
+                no_concept.push((z, r.rule));
+            }
             let text = d.0.replace(['\n', '\t'], " ");
             dump.push_str(&format!(
                 "{name}\t{}\t{z:.3}\t{}\t{text}\n",
@@ -424,6 +445,12 @@ fn main() {
         fl as f64 / nl.max(1) as f64
     ));
     eprint!("{report}");
+    eprintln!(
+        "attacks without any lexicon concept: {} (caught held out: {}); background lines without one: {}",
+        no_concept.len(),
+        no_concept.iter().filter(|x| x.0 >= t_cv).count(),
+        rows.iter().filter(|r| r.set.is_none() && !r.view && !r.concept).count()
+    );
 
     // The final model, on everything.
     let all: Vec<&Row> = rows.iter().collect();

@@ -1862,16 +1862,93 @@ pub(crate) fn is_action(c: C) -> bool {
 
 /// Words that say nothing about intent; as scorer features they only learn how the training
 /// attacks happened to be phrased ("this entry", "the file").
-pub(crate) const STOP_WORDS: &[&str] = &[
-    "the", "this", "that", "these", "those", "and", "for", "are", "was", "were", "with", "from",
-    "into", "onto", "when", "then", "than", "its", "has", "have", "had", "been", "will", "would",
-    "can", "could", "may", "might", "not", "but", "all", "any", "each", "every", "file", "files",
-    "entry", "entries", "line", "lines", "here", "there", "one", "two", "also", "only", "more",
-    "most", "such", "very", "via", "per", "out", "off", "over", "under", "after", "before",
-    "longer", "time", "same", "other", "our", "their", "they", "them", "you", "your", "what",
-    "which", "who", "why", "how", "where", "while", "because", "since", "until", "about", "above",
-    "below",
-];
+/// (A `match`, not a scan of a list: it runs on every word of every judged line.)
+pub(crate) fn is_stop_word(w: &str) -> bool {
+    matches!(
+        w,
+        "the"
+            | "this"
+            | "that"
+            | "these"
+            | "those"
+            | "and"
+            | "for"
+            | "are"
+            | "was"
+            | "were"
+            | "with"
+            | "from"
+            | "into"
+            | "onto"
+            | "when"
+            | "then"
+            | "than"
+            | "its"
+            | "has"
+            | "have"
+            | "had"
+            | "been"
+            | "will"
+            | "would"
+            | "can"
+            | "could"
+            | "may"
+            | "might"
+            | "not"
+            | "but"
+            | "all"
+            | "any"
+            | "each"
+            | "every"
+            | "file"
+            | "files"
+            | "entry"
+            | "entries"
+            | "line"
+            | "lines"
+            | "here"
+            | "there"
+            | "one"
+            | "two"
+            | "also"
+            | "only"
+            | "more"
+            | "most"
+            | "such"
+            | "very"
+            | "via"
+            | "per"
+            | "out"
+            | "off"
+            | "over"
+            | "under"
+            | "after"
+            | "before"
+            | "longer"
+            | "time"
+            | "same"
+            | "other"
+            | "our"
+            | "their"
+            | "they"
+            | "them"
+            | "you"
+            | "your"
+            | "what"
+            | "which"
+            | "who"
+            | "why"
+            | "how"
+            | "where"
+            | "while"
+            | "because"
+            | "since"
+            | "until"
+            | "about"
+            | "above"
+            | "below"
+    )
+}
 
 /// Empties the verdict cache of [`judge`] (for cold-pass benchmarks).
 pub(crate) fn clear_cache() {
