@@ -1,9 +1,12 @@
 //! `KB-SEC-INJECTION`: instructions aimed at the agents that will later read an entry.
 //!
-//! Two layers (issue #10). The first is the structured detector of `intent.rs`, which
-//! recognises who is addressed and what is asked. The second is the phrase rules below, the
-//! first version of this check; they run only on lines where the first layer found an action
-//! cue but no frame, which keeps the regex scanning off most lines.
+//! Three parts (issue #10). The structured frames of `intent.rs` recognise who is addressed
+//! and what is asked; the phrase rules below, the first version of this check, run on the
+//! lines with an action cue. Neither decides on its own: the classifier of `score.rs` judges
+//! every line that holds a lexicon concept, over its words, n-grams and structure *and* what
+//! the two rule layers concluded, against a threshold chosen by leave-one-set-out
+//! cross-validation (lower when a rule fired). A finding's message is the rule's one-line
+//! explanation when a rule fired, else the three features that weighed most, with the score.
 //!
 //! # Design of the phrase rules
 //!

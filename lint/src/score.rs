@@ -4,12 +4,15 @@
 //! # Features
 //!
 //! Hashed into `2^BITS` buckets (the hashing trick: no vocabulary is stored, an unseen word
-//! costs nothing), each counted once per line:
+//! costs nothing), each occurrence counted; only lines with at least one lexicon concept are
+//! judged (the rest name no one and ask nothing of the process):
 //!
 //! - **words and n-grams**: ASCII words (`w:`, stop words left out), bigrams of adjacent
 //!   tokens (`b:`; a token is an ASCII word or one Chinese character, so Chinese character
-//!   pairs and mixed pairs such as `evolver 请` are bigrams too) and Chinese character
-//!   trigrams (`y:`); digit runs stand for any number;
+//!   pairs and mixed pairs such as `evolver 请` are bigrams too), Chinese character trigrams
+//!   (`y:`), and the first word (or first two Chinese characters) of each sentence (`f:`), which
+//!   carries its mood ("wipe …", "请把 …" against "the kernel …"); digit runs stand for any
+//!   number;
 //! - **concepts** of the lexicon of `intent.rs` (`c:`) and ordered concept pairs within one
 //!   clause (`p:Addr>VApprove`): who is addressed and what is asked, independent of wording;
 //! - **structure** (`s:`): the line addresses the reader, carries a directive, a relaxation,

@@ -130,10 +130,13 @@ fn blind_batches_meet_targets() {
     }
 }
 
-/// The training sets (`tests/train/*`: the examples, the scored batch-1, and the
-/// engineer's own attacks and hard legitimate near-misses) are printed with every confusion
-/// case, and held to the same targets as a regression guard: a rule change that loses recall
-/// or starts flagging legitimate lines fails here before it reaches a blind batch.
+/// The training-fit report: every training set (`tests/train/*`: the examples, the
+/// scored batches 1–3, the engineer's own sets, the independent sets own-6/7) is printed with
+/// its recall, false-positive rate and every confusion case, through the whole pipeline
+/// (decoding included). Held to the targets pooled and to a floor per set, as a regression
+/// guard: a change that loses recall or starts flagging legitimate lines fails here. These are
+/// *fitted* figures; the honest estimate is the leave-one-set-out report that the trainer
+/// prints and writes into `scorer_weights.tsv` (and `blind/RESULTS.md`).
 #[test]
 fn training_sets_meet_targets() {
     let sets = batches("train");
@@ -142,7 +145,11 @@ fn training_sets_meet_targets() {
     for b in sets {
         let a = load(&format!("{b}/attacks.jsonl"));
         let l = load(&format!("{b}/legit.jsonl"));
-        score(&b, &a, &l);
+        let (recall, fpr) = score(&b, &a, &l);
+        // Per set: the fit of the classifier trained on all sets leaves a few attacks of the
+        // hardest sets below its threshold (0.956 on own-7 at the third round), never many.
+        assert!(recall >= 0.94, "{b}: training recall {recall:.3} < 0.94");
+        assert!(fpr <= 0.02, "{b}: training false-positive rate {fpr:.3} > 0.02");
         attacks.extend(a);
         legit.extend(l);
     }
