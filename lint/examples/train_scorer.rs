@@ -193,7 +193,10 @@ fn train(rows: &[&Row]) -> Model {
     let mut bias = 0.0f32;
     let (epochs, l2, clip, hard) = hyper();
     let mut order: Vec<usize> = (0..rows.len()).collect();
-    let mut state: u64 = 0x9E37_79B9_7F4A_7C15;
+    // `TRAIN_SEED` varies the SGD order, to see how much of a difference between two runs is
+    // the order alone.
+    let mut state: u64 = 0x9E37_79B9_7F4A_7C15
+        ^ std::env::var("TRAIN_SEED").ok().and_then(|s| s.parse::<u64>().ok()).unwrap_or(0);
     for epoch in 0..epochs {
         for i in (1..order.len()).rev() {
             state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
