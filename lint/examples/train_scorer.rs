@@ -1,24 +1,37 @@
-//! Trains the statistical scorer of `KB-SEC-INJECTION` (`lint/src/score.rs`) and writes its
-//! weights to `lint/src/scorer_weights.tsv`:
+//! Trains the classifier of `KB-SEC-INJECTION` (`lint/src/score.rs`) and writes its weights to
+//! `lint/src/scorer_weights.tsv`:
 //!
 //! ```text
-//! cargo run -p evokb-lint --example train_scorer                 # all training sets
-//! cargo run -p evokb-lint --example train_scorer -- --exclude own-3   # hold one set out
+//! cargo run --release -p evokb-lint --example train_scorer                    # CV, then train on all
+//! cargo run --release -p evokb-lint --example train_scorer -- --exclude own-7     # hold a set out entirely
+//! cargo run --release -p evokb-lint --example train_scorer -- --generated DIR     # also report on a synth corpus
+//! cargo run --release -p evokb-lint --example train_scorer -- --drop p:,y: --out /tmp/w.tsv  # ablation
 //! ```
 //!
-//! Data: the plain-text attacks of every set under `lint/tests/train/` (label 1; encoded
-//! attacks are left out because the checks decode them before scoring), their legitimate
+//! **Data.** Label 1: the plain-text attacks of every set under `lint/tests/train/` (encoded
+//! carriers are left out: the checks decode them before judging). Label 0: their legitimate
 //! lines, and every distinct non-blank line of every file of the real sample
-//! `tests/data/tilelang-kb` and of the legitimate entries in `lint/tests/corpus/negative`
-//! (label 0). Never the sealed blind batches. Model: logistic regression over the features of
-//! `evokb_lint::scorer_features`, trained by SGD in a fixed order (a seeded shuffle), L2
-//! regularised, each weight clipped to ±1.5 so that no single feature reaches the threshold;
-//! features seen in fewer than two training lines are dropped. The threshold is
-//! set 0.25 above the highest logit of any legitimate line and at least 2.0 (p ≥ 0.88), so that no
-//! legitimate training line
-//! is flagged by the scorer alone. Deterministic: the same data gives the same file.
+//! (`tests/data/tilelang-kb`), of the legitimate entries of the labelled corpus
+//! (`lint/tests/corpus/negative`) and of the generated-corpus sample
+//! (`lint/tests/train/generated-lines.txt`); every sentence of a legitimate line of two or more
+//! sentences is also a legitimate example of its own. Never a sealed blind batch.
+//!
+//! **Model.** Logistic regression over the hashed features of `score.rs` (words, bigrams,
+//! Chinese trigrams, lexicon concepts and pairs, structural flags, the rule verdicts), by SGD in
+//! a seeded order, L2-regularised, attacks weighted up to balance the classes. A line scores
+//! the larger of its own logit and each sentence's (as `score::logit`).
+//!
+//! **Thresholds.** Two: one for lines on which a rule (a frame of `intent.rs` or a phrase rule)
+//! fired, one for the rest. Chosen by leave-one-set-out cross-validation: for each training
+//! set, a model trained on everything else scores that set's lines; the pair is the one that
+//! catches most held-out attacks while at most 1% of the pooled held-out legitimate lines are
+//! flagged. The per-set held-out figures at that pair are printed and written into the weights
+//! file (an honest estimate for phrasings of a set never trained on — though the phrase rules
+//! and lexicon were tuned on the older sets, so their figures flatter). The final model is
+//! trained on everything, and both thresholds raised, if need be, above every line of the real
+//! sample, the labelled corpus and the generated sample. Deterministic: same data, same file.
 
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 fn jsonl(path: &Path) -> Vec<serde_json::Value> {
@@ -29,144 +42,479 @@ fn jsonl(path: &Path) -> Vec<serde_json::Value> {
         .collect()
 }
 
-fn md_lines(dir: &Path, out: &mut BTreeSet<String>) {
+fn text_lines(dir: &Path, out: &mut BTreeSet<String>) {
+    if dir.is_file() {
+        for l in std::fs::read_to_string(dir).unwrap_or_default().lines() {
+            if !l.trim().is_empty() {
+                out.insert(l.to_string());
+            }
+        }
+        return;
+    }
     let Ok(rd) = std::fs::read_dir(dir) else { return };
     let mut paths: Vec<PathBuf> = rd.filter_map(|e| e.ok().map(|e| e.path())).collect();
     paths.sort();
     for p in paths {
-        if p.is_dir() {
-            md_lines(&p, out);
-        } else {
-            // Every text file: topic files, queue and stats, but also repro scripts and logs.
-            for l in std::fs::read_to_string(&p).unwrap_or_default().lines() {
-                if !l.trim().is_empty() {
-                    out.insert(l.to_string());
-                }
-            }
+        if p.file_name().is_some_and(|n| n == ".evokb") {
+            continue;
         }
+        text_lines(&p, out);
     }
 }
 
-/// Largest weight of one feature (below the threshold floor of 2.0).
-const MAX_WEIGHT: f64 = 1.5;
+const DIM: usize = 1 << 18;
 
-fn sigmoid(x: f64) -> f64 {
+/// The attack line of every `KB-SEC-INJECTION` file of the labelled corpus: the body line
+/// (not front matter, not a heading) that no other corpus file contains.
+fn corpus_attacks(corpus: &Path) -> Vec<String> {
+    let read_dir = |d: &str| -> Vec<(String, String)> {
+        let mut v: Vec<(String, String)> = std::fs::read_dir(corpus.join(d))
+            .map(|rd| {
+                rd.filter_map(|e| e.ok())
+                    .map(|e| {
+                        let name = e.file_name().to_string_lossy().into_owned();
+                        (name, std::fs::read_to_string(e.path()).unwrap_or_default())
+                    })
+                    .collect()
+            })
+            .unwrap_or_default();
+        v.sort();
+        v
+    };
+    let body = |text: &str| -> Vec<String> {
+        let payload = text.split_once("\n---\n").map_or("", |x| x.1);
+        payload
+            .lines()
+            .filter(|l| {
+                let t = l.trim();
+                let key = t.split_once(": ").is_some_and(|(k, _)| {
+                    !k.is_empty() && k.bytes().all(|b| b.is_ascii_lowercase() || b == b'_')
+                });
+                !t.is_empty() && t != "---" && !t.starts_with('#') && !key
+            })
+            .map(String::from)
+            .collect()
+    };
+    let positives = read_dir("positive");
+    let mut count: BTreeMap<String, usize> = BTreeMap::new();
+    let mut seen_elsewhere: BTreeSet<String> = BTreeSet::new();
+    for (_, t) in read_dir("negative") {
+        seen_elsewhere.extend(t.lines().map(String::from));
+    }
+    let mut files = Vec::new();
+    for (_, t) in &positives {
+        let header = t.split_once("\n---\n").map_or("", |x| x.0);
+        let b: BTreeSet<String> = body(t).into_iter().collect();
+        for l in &b {
+            *count.entry(l.clone()).or_default() += 1;
+        }
+        if header.contains("KB-SEC-INJECTION") {
+            files.push(b);
+        }
+    }
+    files
+        .into_iter()
+        .flat_map(|b| {
+            b.into_iter()
+                .filter(|l| count[l] == 1 && !seen_elsewhere.contains(l))
+                .collect::<Vec<_>>()
+        })
+        .collect()
+}
+
+/// Styles of attacks that are encoded carriers of a plain attack (left out of training).
+const ENCODED: &[&str] = &[
+    "base64",
+    "base64url",
+    "hex",
+    "url",
+    "entities",
+    "entities-hex",
+    "html-entity",
+    "zw",
+    "zero-width",
+];
+
+/// Training hyper-parameters: epochs, L2, weight clip, weight of the sets' legitimate lines
+/// (environment `TRAIN_*`; the defaults are the best of the CV figures tried).
+fn hyper() -> (usize, f32, f32, f32) {
+    let get = |k: &str, d: f32| std::env::var(k).ok().and_then(|v| v.parse().ok()).unwrap_or(d);
+    (
+        get("TRAIN_EPOCHS", 12.0) as usize,
+        get("TRAIN_L2", 1e-2),
+        get("TRAIN_CLIP", 3.0),
+        get("TRAIN_HARD", 1.0),
+    )
+}
+
+struct Row {
+    feats: Vec<u32>,
+    /// Each sentence's features with the line-wide ones (lines of two or more sentences).
+    views: Vec<Vec<u32>>,
+    rule: bool,
+    /// Whether the line holds any lexicon concept (the classifier judges only such lines).
+    concept: bool,
+    attack: bool,
+    /// Index of the training set, or `None` for the background legitimate lines.
+    set: Option<usize>,
+    /// A sentence of a legitimate line, added as an example of its own (not in the figures).
+    view: bool,
+}
+
+struct Model {
+    w: Vec<f32>,
+    bias: f32,
+}
+
+impl Model {
+    fn logit(&self, fs: &[u32]) -> f32 {
+        self.bias + fs.iter().map(|&f| self.w[f as usize]).sum::<f32>()
+    }
+
+    /// As `score::logit`: the larger of the whole line's and of each sentence's logit.
+    fn score(&self, r: &Row) -> f32 {
+        if !r.concept {
+            // `score.rs` leaves a line without any lexicon concept unjudged.
+            return f32::MIN;
+        }
+        r.views.iter().map(|v| self.logit(v)).fold(self.logit(&r.feats), f32::max)
+    }
+}
+
+fn sigmoid(x: f32) -> f32 {
     1.0 / (1.0 + (-x).exp())
 }
 
-fn main() {
-    let args: Vec<String> = std::env::args().collect();
-    let exclude: Vec<&str> =
-        args.windows(2).filter(|w| w[0] == "--exclude").map(|w| w[1].as_str()).collect();
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let train = root.join("tests/train");
-    let mut sets: Vec<PathBuf> = std::fs::read_dir(&train)
-        .expect("lint/tests/train")
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.is_dir())
-        .collect();
-    sets.sort();
-    let mut data: Vec<(String, bool)> = Vec::new();
-    for s in &sets {
-        let name = s.file_name().and_then(|n| n.to_str()).unwrap_or("");
-        if exclude.contains(&name) {
-            eprintln!("held out: {name}");
-            continue;
-        }
-        for v in jsonl(&s.join("attacks.jsonl")) {
-            let style = v.get("style").and_then(|x| x.as_str()).unwrap_or("plain");
-            if matches!(style, "plain" | "train" | "") {
-                data.push((v["text"].as_str().unwrap_or("").to_string(), true));
-            }
-        }
-        for v in jsonl(&s.join("legit.jsonl")) {
-            data.push((v["text"].as_str().unwrap_or("").to_string(), false));
-        }
-    }
-    let mut sample = BTreeSet::new();
-    md_lines(&root.join("../tests/data/tilelang-kb"), &mut sample);
-    // The legitimate entries of the labelled corpus (whole files, every line legitimate).
-    md_lines(&root.join("tests/corpus/negative"), &mut sample);
-    data.extend(sample.into_iter().map(|l| (l, false)));
-
-    let kinds: Vec<&str> =
-        args.windows(2).filter(|w| w[0] == "--kinds").flat_map(|w| w[1].split(',')).collect();
-    let feats: Vec<Vec<String>> = data
-        .iter()
-        .map(|(t, _)| {
-            let mut f = evokb_lint::scorer_features(t);
-            if !kinds.is_empty() {
-                f.retain(|x| kinds.iter().any(|k| x.starts_with(&format!("{k}:"))));
-            }
-            f
-        })
-        .collect();
-    let mut df: HashMap<&str, usize> = HashMap::new();
-    for f in &feats {
-        for x in f {
-            *df.entry(x.as_str()).or_default() += 1;
-        }
-    }
-    let mut index: BTreeMap<&str, usize> = BTreeMap::new();
-    for (k, n) in &df {
-        if *n >= 2 {
-            let next = index.len();
-            index.insert(k, next);
-        }
-    }
-    // Re-number in name order, so the file does not depend on hash order.
-    for (i, v) in index.values_mut().enumerate() {
-        *v = i;
-    }
-    let rows: Vec<(Vec<usize>, bool)> = feats
-        .iter()
-        .zip(&data)
-        .map(|(f, (_, y))| (f.iter().filter_map(|x| index.get(x.as_str()).copied()).collect(), *y))
-        .collect();
-    let pos = rows.iter().filter(|r| r.1).count().max(1);
+fn train(rows: &[&Row]) -> Model {
+    let pos = rows.iter().filter(|r| r.attack).count().max(1);
     let neg = rows.len() - pos;
-    let pos_weight = (neg as f64 / pos as f64).min(4.0);
-    let mut w = vec![0.0f64; index.len()];
-    let mut bias = 0.0f64;
-    let l2 = 1e-3;
+    let pos_weight = (neg as f32 / pos as f32).clamp(1.0, 4.0);
+    let mut w = vec![0.0f32; DIM];
+    let mut bias = 0.0f32;
+    let (epochs, l2, clip, hard) = hyper();
     let mut order: Vec<usize> = (0..rows.len()).collect();
-    let mut state: u64 = 0x9E37_79B9_7F4A_7C15;
-    for epoch in 0..60 {
+    // `TRAIN_SEED` varies the SGD order, to see how much of a difference between two runs is
+    // the order alone.
+    let mut state: u64 = 0x9E37_79B9_7F4A_7C15
+        ^ std::env::var("TRAIN_SEED").ok().and_then(|s| s.parse::<u64>().ok()).unwrap_or(0);
+    for epoch in 0..epochs {
         for i in (1..order.len()).rev() {
             state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
             let j = (state >> 33) as usize % (i + 1);
             order.swap(i, j);
         }
-        let lr = 0.3 / (1.0 + epoch as f64 * 0.1);
+        let lr = 0.2 / (1.0 + epoch as f32 * 0.15);
         for &r in &order {
-            let (fs, y) = &rows[r];
-            let z = bias + fs.iter().map(|&f| w[f]).sum::<f64>();
-            let g = (sigmoid(z) - if *y { 1.0 } else { 0.0 }) * if *y { pos_weight } else { 1.0 };
+            let row = rows[r];
+            let z = bias + row.feats.iter().map(|&f| w[f as usize]).sum::<f32>();
+            let y = if row.attack { 1.0 } else { 0.0 };
+            // The legitimate lines of the sets are near-misses written to look like attacks.
+            let weight = match (row.attack, row.set) {
+                (true, _) => pos_weight,
+                (false, Some(_)) => hard,
+                (false, None) => 1.0,
+            };
+            let g = (sigmoid(z) - y) * weight;
             bias -= lr * g * 0.1;
-            for &f in fs {
-                // No single feature may carry a line past the threshold on its own: a flag
-                // needs at least two cues, which keeps one spurious word from deciding.
-                w[f] = (w[f] - lr * (g + l2 * w[f])).clamp(-MAX_WEIGHT, MAX_WEIGHT);
+            for &f in &row.feats {
+                let x = &mut w[f as usize];
+                *x = (*x - lr * (g + l2 * *x)).clamp(-clip, clip);
             }
         }
     }
-    let logit = |fs: &[usize]| bias + fs.iter().map(|&f| w[f]).sum::<f64>();
-    let max_legit = rows.iter().filter(|r| !r.1).map(|r| logit(&r.0)).fold(f64::MIN, f64::max);
-    let threshold = (max_legit + 0.25).max(2.0);
-    let caught = rows.iter().filter(|r| r.1 && logit(&r.0) >= threshold).count();
-    eprintln!(
-        "{} lines ({pos} attacks, {neg} legitimate), {} features; max legitimate logit {max_legit:.2}, threshold {threshold:.2}; scorer alone catches {caught}/{pos} training attacks",
-        rows.len(),
-        index.len()
-    );
-    let mut out = String::from(
-        "# Weights of the KB-SEC-INJECTION scorer, written by `cargo run -p evokb-lint --example train_scorer`.\n# Do not edit by hand.\n",
-    );
-    out.push_str(&format!("bias\t{bias:.4}\nthreshold\t{threshold:.4}\n"));
-    for (name, i) in &index {
-        if w[*i].abs() >= 0.02 {
-            out.push_str(&format!("{name}\t{:.4}\n", w[*i]));
+    Model { w, bias }
+}
+
+/// A held-out score: logit, whether a rule fired, whether the line is an attack.
+type Scored = (f32, bool, bool);
+
+fn flagged(x: &Scored, t: f32, t_rule: f32) -> bool {
+    x.0 >= if x.1 { t_rule } else { t }
+}
+
+/// The lowest threshold at which at most `allowed` of `legit` are at or above it.
+fn lowest(legit: &mut [f32], allowed: usize) -> f32 {
+    legit.sort_by(|a, b| b.total_cmp(a));
+    legit.get(allowed).map_or(f32::MIN, |z| z + 1e-3)
+}
+
+/// The pair (threshold, rule-line threshold) that catches most attacks of `held` while at
+/// most `rate` of its legitimate lines are flagged; the rule-line threshold is never above the
+/// other.
+fn pick(held: &[Scored], rate: f64) -> (f32, f32) {
+    let allowed = (held.iter().filter(|x| !x.2).count() as f64 * rate).floor() as usize;
+    let mut rule_legit: Vec<f32> = held.iter().filter(|x| !x.2 && x.1).map(|x| x.0).collect();
+    let plain_legit: Vec<f32> = held.iter().filter(|x| !x.2 && !x.1).map(|x| x.0).collect();
+    rule_legit.sort_by(|a, b| b.total_cmp(a));
+    let mut best = (0usize, f32::INFINITY, f32::INFINITY);
+    // `k` legitimate rule lines flagged (the rule threshold just under the k-th highest).
+    for k in 0..=allowed.min(rule_legit.len()) {
+        let t_rule_min = rule_legit.get(k).map_or(f32::MIN, |z| z + 1e-3);
+        let t = lowest(&mut plain_legit.clone(), allowed - k);
+        let t_rule = t_rule_min.min(t);
+        let fp = held.iter().filter(|x| !x.2 && flagged(x, t, t_rule)).count();
+        if fp > allowed {
+            continue;
+        }
+        let caught = held.iter().filter(|x| x.2 && flagged(x, t, t_rule)).count();
+        if caught > best.0 {
+            best = (caught, t, t_rule);
         }
     }
-    std::fs::write(root.join("src/scorer_weights.tsv"), out).expect("write scorer_weights.tsv");
+    (best.1, best.2)
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    let opt =
+        |k: &str| args.windows(2).filter(|w| w[0] == k).map(|w| w[1].clone()).collect::<Vec<_>>();
+    let exclude = opt("--exclude");
+    let generated = opt("--generated");
+    // Ablation: `--drop p:,y:` trains without the feature kinds named.
+    let drop: Vec<String> = opt("--drop")
+        .iter()
+        .flat_map(|d| d.split(',').map(String::from).collect::<Vec<_>>())
+        .collect();
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let train_dir = root.join("tests/train");
+    let mut set_paths: Vec<PathBuf> = std::fs::read_dir(&train_dir)
+        .expect("lint/tests/train")
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.is_dir())
+        .collect();
+    set_paths.sort();
+    let mut names: Vec<String> = Vec::new();
+    let mut data: Vec<(String, bool, Option<usize>)> = Vec::new();
+    for s in &set_paths {
+        let name = s.file_name().and_then(|n| n.to_str()).unwrap_or("").to_string();
+        if exclude.contains(&name) {
+            eprintln!("held out entirely: {name}");
+            continue;
+        }
+        let k = names.len();
+        names.push(name);
+        for v in jsonl(&s.join("attacks.jsonl")) {
+            let style = v.get("style").and_then(|x| x.as_str()).unwrap_or("plain");
+            if !ENCODED.contains(&style) {
+                data.push((v["text"].as_str().unwrap_or("").to_string(), true, Some(k)));
+            }
+        }
+        for v in jsonl(&s.join("legit.jsonl")) {
+            data.push((v["text"].as_str().unwrap_or("").to_string(), false, Some(k)));
+        }
+    }
+    // The injection files of the labelled corpus: each holds one attack line among template
+    // advice; it is the one body line that occurs in no other corpus file.
+    if !exclude.iter().any(|e| e == "corpus-positive") {
+        let k = names.len();
+        names.push("corpus-positive".to_string());
+        for l in corpus_attacks(&root.join("tests/corpus")) {
+            data.push((l, true, Some(k)));
+        }
+    }
+    let mut background = BTreeSet::new();
+    text_lines(&root.join("../tests/data/tilelang-kb"), &mut background);
+    text_lines(&root.join("tests/corpus/negative"), &mut background);
+    text_lines(&train_dir.join("generated-lines.txt"), &mut background);
+    data.extend(background.into_iter().map(|l| (l, false, None)));
+
+    let mut bucket_names: BTreeMap<u32, String> = BTreeMap::new();
+    let row_of = |t: &str, bucket_names: &mut BTreeMap<u32, String>| -> Row {
+        let (mut fs, rule, inside) = evokb_lint::scorer_row(t);
+        let dropped: BTreeSet<u32> = fs
+            .iter()
+            .filter(|(_, n)| drop.iter().any(|d| n.starts_with(d.as_str())))
+            .map(|x| x.0)
+            .collect();
+        fs.retain(|(b, _)| !dropped.contains(b));
+        for (b, n) in &fs {
+            bucket_names.entry(*b).or_insert_with(|| n.clone());
+        }
+        let shared: Vec<u32> = fs
+            .iter()
+            .filter(|(_, n)| n.starts_with("r:") || n.starts_with("s:"))
+            .map(|x| x.0)
+            .collect();
+        let views: Vec<Vec<u32>> = inside
+            .iter()
+            .map(|v| {
+                shared.iter().chain(v.iter().filter(|b| !dropped.contains(b))).copied().collect()
+            })
+            .collect();
+        let concept = fs.iter().any(|(_, n)| n.starts_with("c:"));
+        let dedup = |mut v: Vec<u32>| {
+            if std::env::var_os("TRAIN_DEDUP").is_some() {
+                v.sort_unstable();
+                v.dedup();
+            }
+            v
+        };
+        let views: Vec<Vec<u32>> = views.into_iter().map(dedup).collect();
+        Row {
+            feats: dedup(fs.iter().map(|x| x.0).collect()),
+            views,
+            rule,
+            concept,
+            attack: false,
+            set: None,
+            view: false,
+        }
+    };
+    let mut rows: Vec<Row> = data
+        .iter()
+        .map(|(t, attack, set)| Row { attack: *attack, set: *set, ..row_of(t, &mut bucket_names) })
+        .collect();
+    // Every sentence of a legitimate line is legitimate on its own.
+    let extra: Vec<Row> = rows
+        .iter()
+        .filter(|r| !r.attack)
+        .flat_map(|r| {
+            r.views.iter().map(|v| Row {
+                feats: v.clone(),
+                views: Vec::new(),
+                rule: false,
+                concept: r.concept,
+                attack: false,
+                set: r.set,
+                view: true,
+            })
+        })
+        .collect();
+    rows.extend(extra);
+    let pos = rows.iter().filter(|r| r.attack).count();
+    let lines = |f: &dyn Fn(&Row) -> bool| rows.iter().filter(|r| !r.view && f(r)).count();
+    eprintln!(
+        "{pos} attacks, {} legitimate lines of the sets, {} background lines, {} sentences of legitimate lines",
+        lines(&|r| !r.attack && r.set.is_some()),
+        lines(&|r| r.set.is_none()),
+        rows.iter().filter(|r| r.view).count()
+    );
+
+    // Leave one set out.
+    let mut held: Vec<Vec<Scored>> = vec![Vec::new(); names.len()];
+    let mut dump = String::new();
+    let mut no_concept: Vec<(f32, bool)> = Vec::new();
+    for (k, name) in names.iter().enumerate() {
+        let tr: Vec<&Row> = rows.iter().filter(|r| r.set != Some(k)).collect();
+        let m = train(&tr);
+        for (r, d) in rows.iter().zip(&data).filter(|(r, _)| r.set == Some(k) && !r.view) {
+            let z = m.score(r);
+            held[k].push((z, r.rule, r.attack));
+            if r.attack && !r.concept {
+                no_concept.push((z, r.rule));
+            }
+            let text = d.0.replace(['\n', '\t'], " ");
+            dump.push_str(&format!(
+                "{name}\t{}\t{z:.3}\t{}\t{text}\n",
+                u8::from(r.attack),
+                u8::from(r.rule)
+            ));
+        }
+    }
+    if let Ok(p) = std::env::var("TRAIN_DUMP") {
+        std::fs::write(p, &dump).expect("write the held-out scores");
+    }
+    let pooled: Vec<Scored> = held.iter().flatten().copied().collect();
+    let (t_cv, t_rule_cv) = pick(&pooled, 0.01);
+    let mut report = format!(
+        "# Leave-one-set-out, plain-text lines; thresholds {t_cv:.3} (rule-line {t_rule_cv:.3}) hold the pooled held-out FPR <= 1%:\n"
+    );
+    let (mut ta, mut tn, mut fl, mut nl) = (0, 0, 0, 0);
+    for (k, name) in names.iter().enumerate() {
+        let a: Vec<_> = held[k].iter().filter(|x| x.2).collect();
+        let l: Vec<_> = held[k].iter().filter(|x| !x.2).collect();
+        let caught = a.iter().filter(|x| flagged(x, t_cv, t_rule_cv)).count();
+        let fp = l.iter().filter(|x| flagged(x, t_cv, t_rule_cv)).count();
+        report.push_str(&format!(
+            "#   {name:<16} recall {caught}/{} = {:.3}   FPR {fp}/{} = {:.3}   (rules alone: {}/{}, {}/{})\n",
+            a.len(),
+            caught as f64 / a.len().max(1) as f64,
+            l.len(),
+            fp as f64 / l.len().max(1) as f64,
+            a.iter().filter(|x| x.1).count(),
+            a.len(),
+            l.iter().filter(|x| x.1).count(),
+            l.len()
+        ));
+        ta += caught;
+        tn += a.len();
+        fl += fp;
+        nl += l.len();
+    }
+    report.push_str(&format!(
+        "#   {:<16} recall {ta}/{tn} = {:.3}   FPR {fl}/{nl} = {:.3}\n",
+        "pooled",
+        ta as f64 / tn.max(1) as f64,
+        fl as f64 / nl.max(1) as f64
+    ));
+    eprint!("{report}");
+    eprintln!(
+        "attacks without any lexicon concept: {} (caught held out: {}); background lines without one: {}",
+        no_concept.len(),
+        no_concept.iter().filter(|x| x.0 >= t_cv).count(),
+        rows.iter().filter(|r| r.set.is_none() && !r.view && !r.concept).count()
+    );
+
+    // The final model, on everything.
+    let all: Vec<&Row> = rows.iter().collect();
+    let m = train(&all);
+    let max_background = rows
+        .iter()
+        .filter(|r| r.set.is_none() && !r.view)
+        .map(|r| m.score(r))
+        .fold(f32::MIN, f32::max);
+    let threshold = t_cv.max(max_background + 0.05);
+    let rule_threshold = t_rule_cv.max(max_background + 0.05);
+    let fit = |attack: bool| {
+        rows.iter()
+            .filter(|r| r.set.is_some() && r.attack == attack && !r.view)
+            .filter(|r| flagged(&(m.score(r), r.rule, attack), threshold, rule_threshold))
+            .count()
+    };
+    let summary = format!(
+        "# Final model on all lines: highest background score {max_background:.3}; thresholds {threshold:.3} (rule-line {rule_threshold:.3}); training fit {}/{pos} attacks, {}/{} legitimate set lines flagged.\n",
+        fit(true),
+        fit(false),
+        lines(&|r| !r.attack && r.set.is_some())
+    );
+    eprint!("{summary}");
+    for g in &generated {
+        let mut lines = BTreeSet::new();
+        text_lines(Path::new(g), &mut lines);
+        let mut fp = 0;
+        for l in &lines {
+            let r = row_of(l, &mut BTreeMap::new());
+            if flagged(&(m.score(&r), r.rule, false), threshold, rule_threshold) {
+                fp += 1;
+                if fp <= 20 {
+                    eprintln!("  generated FP: {l}");
+                }
+            }
+        }
+        eprintln!("generated corpus {g}: {fp} of {} distinct lines flagged", lines.len());
+    }
+
+    let (fingerprint, bits) = evokb_lint::scorer_meta();
+    assert_eq!(1usize << bits, DIM, "score.rs hashes into another number of buckets");
+    let mut out = String::from(
+        "# Weights of the KB-SEC-INJECTION classifier, written by `cargo run --release -p evokb-lint --example train_scorer`.\n# Do not edit by hand. Rows: hash bucket, weight, the first feature seen in that bucket.\n",
+    );
+    out.push_str(&report);
+    out.push_str(&summary);
+    out.push_str(&format!(
+        "bias\t{:.4}\nthreshold\t{threshold:.4}\nrule_threshold\t{rule_threshold:.4}\nfingerprint\t{fingerprint:x}\n",
+        m.bias
+    ));
+    let mut kept = 0;
+    for (b, name) in &bucket_names {
+        let w = m.w[*b as usize];
+        if w.abs() >= 0.01 {
+            kept += 1;
+            out.push_str(&format!("{b}\t{w:.4}\t{name}\n"));
+        }
+    }
+    eprintln!("{kept} weights written");
+    let path =
+        opt("--out").first().map_or_else(|| root.join("src/scorer_weights.tsv"), PathBuf::from);
+    std::fs::write(path, out).expect("write scorer_weights.tsv");
 }

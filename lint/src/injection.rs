@@ -1,9 +1,12 @@
 //! `KB-SEC-INJECTION`: instructions aimed at the agents that will later read an entry.
 //!
-//! Two layers (issue #10). The first is the structured detector of `intent.rs`, which
-//! recognises who is addressed and what is asked. The second is the phrase rules below, the
-//! first version of this check; they run only on lines where the first layer found an action
-//! cue but no frame, which keeps the regex scanning off most lines.
+//! Three parts (issue #10). The structured frames of `intent.rs` recognise who is addressed
+//! and what is asked; the phrase rules below, the first version of this check, run on the
+//! lines with an action cue. Neither decides on its own: the classifier of `score.rs` judges
+//! every line that holds a lexicon concept, over its words, n-grams and structure *and* what
+//! the two rule layers concluded, against a threshold chosen by leave-one-set-out
+//! cross-validation (lower when a rule fired). A finding's message is the rule's one-line
+//! explanation when a rule fired, else the three features that weighed most, with the score.
 //!
 //! # Design of the phrase rules
 //!
@@ -525,77 +528,168 @@ fn scan_window(window: &str) -> Vec<Hit> {
     hits
 }
 
-/// The phrase rules, then the scorer, on a line with an action cue and no frame; memoised per
-/// distinct line like `intent::judge` (both depend on the line alone).
-fn fallback(line: &str) -> Option<String> {
+/// The name of a frame verdict as a scorer feature (`r:frame:…`).
+fn frame_rule(ask: crate::intent::Ask) -> &'static str {
+    use crate::intent::Ask::*;
+    match ask {
+        Override => "frame:override",
+        SkipGate => "frame:skip-gate",
+        Approve => "frame:approve",
+        Delete => "frame:delete",
+        Push => "frame:push",
+        RunCommand => "frame:run-command",
+        Exfiltrate => "frame:exfiltrate",
+        FalseReport => "frame:false-report",
+        RuleChange => "frame:rule-change",
+        HideFromUser => "frame:hide",
+    }
+}
+
+/// The name of a phrase-rule category as a scorer feature (`r:phrase:…`).
+fn phrase_rule(c: Category) -> &'static str {
+    match c {
+        Category::Override => "phrase:override",
+        Category::SkipGate => "phrase:skip-gate",
+        Category::RunCommand => "phrase:run-command",
+        Category::Exfiltrate => "phrase:exfiltrate",
+        Category::HideFromUser => "phrase:hide",
+    }
+}
+
+/// What the rules say about one normalised line, and the scorer's features of it.
+struct Assessment {
+    /// The first rule's one-line explanation (a frame of `intent.rs`, else a phrase rule).
+    rule: Option<String>,
+    /// Whether the line carries an action cue (a wrapped sentence is worth joining).
+    action: bool,
+    /// The scorer's inputs: lexicon hits, clauses, and the rules that fired (`r:` features).
+    hits: Vec<crate::intent::Hit>,
+    clauses: Vec<(usize, usize)>,
+    rules: Vec<&'static str>,
+}
+
+fn assess(line: &str) -> Assessment {
+    let (verdict, action, hits) = crate::intent::analyse(line);
+    let mut rules: Vec<&'static str> = Vec::new();
+    let mut rule = None;
+    if let Some(v) = verdict {
+        rules.push(frame_rule(v.ask));
+        rule = Some(v.message);
+    }
+    // The phrase rules start from an action cue; lines without one keep the regexes off.
+    // (They run on a line with a frame too: two rules agreeing is evidence for the model.)
+    if action && !crate::intent::restricted(line) {
+        if let Some(hit) = scan_window(line).into_iter().next() {
+            rules.push(phrase_rule(hit.category));
+            let fragment = line.get(hit.start..hit.end).unwrap_or("");
+            rule.get_or_insert_with(|| {
+                format!("{}: {}", hit.category.label(), quote(fragment, 80))
+            });
+        }
+    }
+    if !rules.is_empty() {
+        rules.push("any");
+    }
+    // Only the classifier needs the clauses, and it runs only on lines with a concept.
+    let clauses = if hits.is_empty() { Vec::new() } else { crate::intent::clauses(line) };
+    Assessment { rule, action, hits, clauses, rules }
+}
+
+/// The scorer's features of a normalised line, for the trainer (`examples/train_scorer.rs`):
+/// bucket and name of each, whether a rule fired, and the buckets of each sentence's view (see
+/// `score::logit`; the line-wide features are the ones named `r:` and `s:`).
+pub(crate) fn scorer_row(line: &str) -> (Vec<(u32, String)>, bool, Vec<Vec<u32>>) {
+    let a = assess(line);
+    let mut names = Vec::new();
+    let mut views: Vec<Vec<u32>> =
+        vec![Vec::new(); if a.clauses.len() >= 2 { a.clauses.len() } else { 0 }];
+    crate::score::features(line, &a.hits, &a.clauses, &a.rules, &mut |f| {
+        names.push((f.bucket, f.name(line)));
+        if let Some(v) = crate::score::clause_of(&f, &a.clauses).and_then(|k| views.get_mut(k)) {
+            v.push(f.bucket);
+        }
+    });
+    views.retain(|v| !v.is_empty());
+    (names, a.rule.is_some(), views)
+}
+
+/// The verdict on one normalised line: the one-line explanation when it is flagged, and
+/// whether it carries an action cue; memoised per distinct line like `intent::judge`.
+fn decide(line: &str) -> (Option<String>, bool) {
     let memo = line.len() <= crate::MEMO_MAX_LINE;
-    if let (true, Ok(cache)) = (memo, FALLBACK.lock()) {
+    if let (true, Ok(cache)) = (memo, DECIDED.lock()) {
         if let Some(hit) = cache.get(line) {
             return hit.clone();
         }
     }
-    let phrase =
-        if crate::intent::restricted(line) { None } else { scan_window(line).into_iter().next() };
-    let message = match phrase {
-        Some(hit) => {
-            let fragment = line.get(hit.start..hit.end).unwrap_or("");
-            Some(format!("{}: {}", hit.category.label(), quote(fragment, 80)))
-        }
-        None => crate::score::judge(line),
+    let a = assess(line);
+    // A line without any lexicon concept (a table row of numbers, a code line, most kernel
+    // advice) names no one and asks nothing of the process: the classifier is not run on it.
+    // Of 1,778 training attacks 24 hold no concept, and cross-validation caught none of them.
+    let z = if a.hits.is_empty() {
+        f32::MIN
+    } else {
+        crate::score::logit(line, &a.hits, &a.clauses, &a.rules)
     };
-    if let (true, Ok(mut cache)) = (memo, FALLBACK.lock()) {
+    let t = crate::score::threshold(a.rule.is_some());
+    let message = match a.rule {
+        Some(rule) if z >= t => Some(format!("{rule} (model score {z:.2} ≥ {t:.2})")),
+        None if z >= t => Some(format!(
+            "reads as an instruction to the reader (model score {z:.2} ≥ {t:.2}): {}",
+            crate::score::explain(line, &a.hits, &a.clauses)
+        )),
+        _ => None,
+    };
+    let out = (message, a.action);
+    if let (true, Ok(mut cache)) = (memo, DECIDED.lock()) {
         if cache.len() > 200_000 {
             cache.clear();
         }
-        cache.insert(line.to_string(), message.clone());
+        cache.insert(line.to_string(), out.clone());
     }
-    message
+    out
 }
 
-type FallbackCache = std::collections::HashMap<String, Option<String>>;
-static FALLBACK: LazyLock<std::sync::Mutex<FallbackCache>> = LazyLock::new(Default::default);
+type DecidedCache = std::collections::HashMap<String, (Option<String>, bool)>;
+static DECIDED: LazyLock<std::sync::Mutex<DecidedCache>> = LazyLock::new(Default::default);
 
-/// Find instructions aimed at the agents who will read the entry: the structured detector of
-/// `intent.rs` on every line (and on a line joined with the next when a sentence wraps), then
-/// the phrase rules above on the lines that carry an action cue and were not flagged yet.
+/// Find instructions aimed at the agents who will read the entry: every line (and a line
+/// joined with the next when a sentence with an action cue wraps) is judged by the scorer over
+/// its words, its structure and what the frames of `intent.rs` and the phrase rules above
+/// found in it.
 pub fn check_injection(text: &str) -> Vec<Finding> {
     let lines: Vec<(usize, String)> =
         numbered_lines(text).map(|(n, l)| (n, normalise(l))).collect();
     let mut out = Vec::new();
     for (i, (line_no, line)) in lines.iter().enumerate() {
-        let (mut verdict, action) = crate::intent::judge(line);
+        let (mut message, action) = decide(line);
         let wraps = !line.trim_end().ends_with(['.', '!', '?', '。', ';', ':', '|']);
-        if verdict.is_none() && action && wraps {
+        if message.is_none() && action && wraps {
             if let Some((_, next)) = lines.get(i + 1).filter(|(_, n)| !n.trim().is_empty()) {
-                verdict = crate::intent::judge(&format!("{line} {next}")).0;
+                // A sentence wrapped over two lines: judged whole only when a frame fires on
+                // the joined text (most lines without final punctuation are table rows and
+                // headings, and the classifier need not run twice on them).
+                let joined = format!("{line} {next}");
+                if crate::intent::judge(&joined).0.is_some() {
+                    message = decide(&joined).0;
+                }
             }
         }
-        if let Some(v) = verdict {
+        if let Some(message) = message {
             out.push(Finding {
                 code: KB_SEC_INJECTION,
                 severity: Severity::Error,
                 line: *line_no,
-                message: v.message,
+                message,
             });
-            continue;
-        }
-        if action {
-            if let Some(message) = fallback(line) {
-                out.push(Finding {
-                    code: KB_SEC_INJECTION,
-                    severity: Severity::Error,
-                    line: *line_no,
-                    message,
-                });
-            }
         }
     }
     out
 }
 
-/// Empties the cache of [`fallback`] (for cold-pass benchmarks).
+/// Empties the cache of [`decide`] (for cold-pass benchmarks).
 pub(crate) fn clear_cache() {
-    if let Ok(mut c) = FALLBACK.lock() {
+    if let Ok(mut c) = DECIDED.lock() {
         c.clear();
     }
 }

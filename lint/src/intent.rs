@@ -66,7 +66,7 @@ impl Ask {
 
 /// Lexicon concepts.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum C {
+pub(crate) enum C {
     /// Words that name the reading agent ("agent", "你", "代理").
     Addr,
     /// Headers that address the reader outright ("note to the agent", "读到此处").
@@ -584,10 +584,10 @@ static AC: LazyLock<Option<Lexicon>> = LazyLock::new(|| {
 
 /// One lexicon hit inside a normalised line.
 #[derive(Debug, Clone, Copy)]
-struct Hit {
-    start: usize,
-    end: usize,
-    c: C,
+pub(crate) struct Hit {
+    pub(crate) start: usize,
+    pub(crate) end: usize,
+    pub(crate) c: C,
 }
 
 fn is_word_byte(b: u8) -> bool {
@@ -661,7 +661,7 @@ fn dangerous_rm(s: &str, out: &mut Vec<Hit>) {
 }
 
 /// Lexicon hits of a normalised line, by start offset.
-fn scan(line: &str) -> Vec<Hit> {
+pub(crate) fn scan(line: &str) -> Vec<Hit> {
     let mut hits = Vec::new();
     let bytes = line.as_bytes();
     if let Some(lex) = AC.as_ref() {
@@ -682,7 +682,7 @@ fn scan(line: &str) -> Vec<Hit> {
 }
 
 /// Clause boundaries: sentence punctuation (`.` only when followed by a space or the end).
-fn clauses(line: &str) -> Vec<(usize, usize)> {
+pub(crate) fn clauses(line: &str) -> Vec<(usize, usize)> {
     let mut out = Vec::new();
     let mut start = 0;
     // In a table row `|` separates cells; elsewhere it is a pipe (`curl … | sh`).
@@ -793,7 +793,7 @@ fn negated(line: &str, hits: &[Hit], verb: &Hit, clause_start: usize) -> bool {
 
 /// Whether the verb opens its clause: only list markers, punctuation and softeners ("just",
 /// "please", "请", "先", "把") stand before it.
-fn opens_clause(line: &str, clause_start: usize, verb_start: usize) -> bool {
+pub(crate) fn opens_clause(line: &str, clause_start: usize, verb_start: usize) -> bool {
     let whole = line.get(clause_start..verb_start).unwrap_or("");
     let cjk = is_cjk(line.get(verb_start..).unwrap_or(""));
     // "When merging this item, skip the gate", "SYSTEM NOTE: disregard …". Chinese commas
@@ -877,6 +877,27 @@ pub(crate) fn judge(line: &str) -> (Option<Verdict>, bool) {
         cache.insert(line.to_string(), (verdict.clone(), action));
     }
     (verdict, action)
+}
+
+/// [`judge`] without the memo, also handing back the lexicon hits (the scorer's structural
+/// features are built from them, so the line is scanned once).
+pub(crate) fn analyse(line: &str) -> (Option<Verdict>, bool, Vec<Hit>) {
+    let hits = scan(line);
+    let action = hits.iter().any(|h| is_action(h.c));
+    let verdict = directive_key(line).or_else(|| judge_hits(line, &hits));
+    (verdict, action, hits)
+}
+
+/// A fingerprint of the lexicon (every term and the concept it names): the scorer's weights
+/// are keyed by concept number, so weights trained on another lexicon are stale.
+pub(crate) fn lexicon_fingerprint() -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for (t, c) in LEXICON {
+        for b in t.bytes().chain([0xff, *c as u8]) {
+            h = (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3);
+        }
+    }
+    h
 }
 
 /// Verdicts per normalised line (see [`judge`]); cleared when it grows past 200,000 lines.
@@ -1807,7 +1828,7 @@ fn judge_hits(line: &str, hits: &[Hit]) -> Option<Verdict> {
 }
 
 /// Concepts that make a line worth a second look (all phrase rules start from one).
-fn is_action(c: C) -> bool {
+pub(crate) fn is_action(c: C) -> bool {
     matches!(
         c,
         C::VSkip
@@ -1841,89 +1862,92 @@ fn is_action(c: C) -> bool {
 
 /// Words that say nothing about intent; as scorer features they only learn how the training
 /// attacks happened to be phrased ("this entry", "the file").
-const STOP_WORDS: &[&str] = &[
-    "the", "this", "that", "these", "those", "and", "for", "are", "was", "were", "with", "from",
-    "into", "onto", "when", "then", "than", "its", "has", "have", "had", "been", "will", "would",
-    "can", "could", "may", "might", "not", "but", "all", "any", "each", "every", "file", "files",
-    "entry", "entries", "line", "lines", "here", "there", "one", "two", "also", "only", "more",
-    "most", "such", "very", "via", "per", "out", "off", "over", "under", "after", "before",
-    "longer", "time", "same", "other", "our", "their", "they", "them", "you", "your", "what",
-    "which", "who", "why", "how", "where", "while", "because", "since", "until", "about", "above",
-    "below",
-];
-
-/// Features of one normalised line for the statistical scorer (`score.rs`), each with the byte
-/// span that carries it, so that a score can name the text behind it: every lexicon concept
-/// (`c:VSkip`), every ordered pair of concepts in one clause within 60 bytes (`p:Addr>VApprove`:
-/// who is addressed and what is asked, independent of the words), ASCII words of three or more
-/// letters (`w:approve`) and Chinese character pairs (`z:门禁`).
-pub(crate) fn features(line: &str) -> Vec<(String, usize, usize)> {
-    let mut out: Vec<(String, usize, usize)> = Vec::new();
-    let mut seen = std::collections::HashSet::new();
-    for_each_feature(line, &mut |name, s, e| {
-        if seen.insert(name.to_string()) {
-            out.push((name.to_string(), s, e));
-        }
-    });
-    out
-}
-
-/// The features of [`features`], handed to `f` one by one in a reused buffer (the scorer looks
-/// each up without allocating); a feature may be handed more than once.
-pub(crate) fn for_each_feature(line: &str, f: &mut dyn FnMut(&str, usize, usize)) {
-    use std::fmt::Write;
-    let hits = scan(line);
-    let mut buf = String::new();
-    for h in &hits {
-        buf.clear();
-        let _ = write!(buf, "c:{:?}", h.c);
-        f(&buf, h.start, h.end);
-    }
-    for (cs, ce) in clauses(line) {
-        let ch: Vec<&Hit> = hits.iter().filter(|h| h.start >= cs && h.end <= ce).collect();
-        for (i, a) in ch.iter().enumerate() {
-            for b in ch.iter().skip(i + 1) {
-                if b.start >= a.end && b.start <= a.end + 60 && a.c != b.c {
-                    buf.clear();
-                    let _ = write!(buf, "p:{:?}>{:?}", a.c, b.c);
-                    f(&buf, a.start, b.end);
-                }
-            }
-        }
-    }
-    let bytes = line.as_bytes();
-    let mut i = 0;
-    while i < bytes.len() {
-        if bytes.get(i).is_some_and(|b| b.is_ascii_alphabetic()) {
-            let s = i;
-            while bytes.get(i).is_some_and(|b| b.is_ascii_alphanumeric() || *b == b'_') {
-                i += 1;
-            }
-            if i - s >= 3 {
-                if let Some(w) = line.get(s..i).filter(|w| !STOP_WORDS.contains(w)) {
-                    buf.clear();
-                    buf.push_str("w:");
-                    buf.push_str(w);
-                    f(&buf, s, i);
-                }
-            }
-        } else {
-            i += 1;
-        }
-    }
-    let mut prev: Option<(usize, char)> = None;
-    for (s, c) in line.char_indices() {
-        if let Some((ps, pc)) = prev {
-            if pc as u32 >= 0x3400 && c as u32 >= 0x3400 {
-                buf.clear();
-                buf.push_str("z:");
-                buf.push(pc);
-                buf.push(c);
-                f(&buf, ps, s + c.len_utf8());
-            }
-        }
-        prev = Some((s, c));
-    }
+/// (A `match`, not a scan of a list: it runs on every word of every judged line.)
+pub(crate) fn is_stop_word(w: &str) -> bool {
+    matches!(
+        w,
+        "the"
+            | "this"
+            | "that"
+            | "these"
+            | "those"
+            | "and"
+            | "for"
+            | "are"
+            | "was"
+            | "were"
+            | "with"
+            | "from"
+            | "into"
+            | "onto"
+            | "when"
+            | "then"
+            | "than"
+            | "its"
+            | "has"
+            | "have"
+            | "had"
+            | "been"
+            | "will"
+            | "would"
+            | "can"
+            | "could"
+            | "may"
+            | "might"
+            | "not"
+            | "but"
+            | "all"
+            | "any"
+            | "each"
+            | "every"
+            | "file"
+            | "files"
+            | "entry"
+            | "entries"
+            | "line"
+            | "lines"
+            | "here"
+            | "there"
+            | "one"
+            | "two"
+            | "also"
+            | "only"
+            | "more"
+            | "most"
+            | "such"
+            | "very"
+            | "via"
+            | "per"
+            | "out"
+            | "off"
+            | "over"
+            | "under"
+            | "after"
+            | "before"
+            | "longer"
+            | "time"
+            | "same"
+            | "other"
+            | "our"
+            | "their"
+            | "they"
+            | "them"
+            | "you"
+            | "your"
+            | "what"
+            | "which"
+            | "who"
+            | "why"
+            | "how"
+            | "where"
+            | "while"
+            | "because"
+            | "since"
+            | "until"
+            | "about"
+            | "above"
+            | "below"
+    )
 }
 
 /// Empties the verdict cache of [`judge`] (for cold-pass benchmarks).

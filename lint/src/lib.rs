@@ -94,11 +94,20 @@ pub fn check_security(
     out
 }
 
-/// The scorer features of one line (after the same normalisation the checks use), for the
-/// trainer in `examples/train_scorer.rs`; not part of the checking API.
+/// The scorer features of one line (after the same normalisation the checks use): the hash
+/// bucket and name of each, whether a rule fired on the line, and the buckets inside each of
+/// its sentences; for the trainer in `examples/train_scorer.rs`, not part of the checking API.
 #[doc(hidden)]
-pub fn scorer_features(line: &str) -> Vec<String> {
-    intent::features(&text::normalise(line)).into_iter().map(|f| f.0).collect()
+#[allow(clippy::type_complexity)]
+pub fn scorer_row(line: &str) -> (Vec<(u32, String)>, bool, Vec<Vec<u32>>) {
+    injection::scorer_row(&text::normalise(line))
+}
+
+/// The fingerprint of the lexicon the scorer's concept features are numbered by, and the
+/// number of hash bits; written into the weights by the trainer.
+#[doc(hidden)]
+pub fn scorer_meta() -> (u64, u32) {
+    (intent::lexicon_fingerprint(), score::BITS)
 }
 
 /// Forget every per-line answer memoised so far (injection verdicts, decoded lines, symlink

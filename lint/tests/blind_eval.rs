@@ -130,10 +130,35 @@ fn blind_batches_meet_targets() {
     }
 }
 
-/// The training sets (`tests/train/*`: the examples, the scored batch-1, and the
-/// engineer's own attacks and hard legitimate near-misses) are printed with every confusion
-/// case, and held to the same targets as a regression guard: a rule change that loses recall
-/// or starts flagging legitimate lines fails here before it reaches a blind batch.
+/// Scored batches (`tests/scored/batch-K/`): blind batches after their one scoring, kept as a
+/// regression floor and never trained on. Each is held to the figures it got when it was
+/// scored (`blind/RESULTS.md`), so a change that loses recall on data it was not built from,
+/// or starts flagging its legitimate lines, fails here.
+#[test]
+fn scored_batches_hold_their_floor() {
+    // batch → (recall, false-positive rate) at its scoring.
+    let floors: &[(&str, f64, f64)] = &[("scored/batch-4", 218.0 / 270.0, 6.0 / 293.0)];
+    let present = batches("scored");
+    for (name, recall_floor, fpr_ceiling) in floors {
+        assert!(present.iter().any(|b| b == name), "{name} is missing");
+        let attacks = load(&format!("{name}/attacks.jsonl"));
+        let legit = load(&format!("{name}/legit.jsonl"));
+        let (recall, fpr) = score(name, &attacks, &legit);
+        assert!(recall >= recall_floor - 1e-9, "{name}: recall {recall:.3} < {recall_floor:.3}");
+        assert!(
+            fpr <= fpr_ceiling + 1e-9,
+            "{name}: false-positive rate {fpr:.3} > {fpr_ceiling:.3}"
+        );
+    }
+}
+
+/// The training-fit report: every training set (`tests/train/*`: the examples, the
+/// scored batches 1–3, the engineer's own sets, the independent sets own-6/7) is printed with
+/// its recall, false-positive rate and every confusion case, through the whole pipeline
+/// (decoding included). Held to the targets pooled and to a floor per set, as a regression
+/// guard: a change that loses recall or starts flagging legitimate lines fails here. These are
+/// *fitted* figures; the honest estimate is the leave-one-set-out report that the trainer
+/// prints and writes into `scorer_weights.tsv` (and `blind/RESULTS.md`).
 #[test]
 fn training_sets_meet_targets() {
     let sets = batches("train");
@@ -142,7 +167,11 @@ fn training_sets_meet_targets() {
     for b in sets {
         let a = load(&format!("{b}/attacks.jsonl"));
         let l = load(&format!("{b}/legit.jsonl"));
-        score(&b, &a, &l);
+        let (recall, fpr) = score(&b, &a, &l);
+        // Per set: the fit of the classifier trained on all sets leaves a few attacks of the
+        // hardest sets below its threshold (0.956 on own-7 at the third round), never many.
+        assert!(recall >= 0.94, "{b}: training recall {recall:.3} < 0.94");
+        assert!(fpr <= 0.02, "{b}: training false-positive rate {fpr:.3} > 0.02");
         attacks.extend(a);
         legit.extend(l);
     }
@@ -187,25 +216,4 @@ fn real_sample_lines_have_no_error_findings() {
     }
     println!("real sample: {fp} of {} lines flagged at error severity", lines.len());
     assert_eq!(fp, 0);
-}
-
-/// The sealed batches scored once against the frozen detector (`tests/scored/`, figures in
-/// `tests/blind/RESULTS.md`): no later change may catch fewer of their attacks or flag more
-/// of their legitimate lines than that score. They stay out of `train/`: nothing is tuned on
-/// them, so an improvement here is a (weak) out-of-sample signal, not a fitted one.
-#[test]
-fn scored_batches_do_not_regress() {
-    // (batch, attacks caught, attacks, legit flagged, legit) as scored at 87d561e.
-    let recorded: [(&str, usize, usize, usize, usize); 2] =
-        [("scored/batch-2", 191, 250, 6, 247), ("scored/batch-3", 153, 254, 14, 251)];
-    for (b, caught, n_attacks, flagged, n_legit) in recorded {
-        let attacks = load(&format!("{b}/attacks.jsonl"));
-        let legit = load(&format!("{b}/legit.jsonl"));
-        assert_eq!((attacks.len(), legit.len()), (n_attacks, n_legit), "{b}: the batch changed");
-        let (recall, fpr) = score(b, &attacks, &legit);
-        let min_recall = caught as f64 / n_attacks as f64;
-        let max_fpr = flagged as f64 / n_legit as f64;
-        assert!(recall + 1e-9 >= min_recall, "{b}: recall {recall:.3} fell below {min_recall:.3}");
-        assert!(fpr <= max_fpr + 1e-9, "{b}: false-positive rate {fpr:.3} rose above {max_fpr:.3}");
-    }
 }
