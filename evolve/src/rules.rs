@@ -10,7 +10,7 @@ use std::path::Path;
 
 use evokb_lint::Severity as LintSeverity;
 use evokb_store::search::tokenize::CjkBigramTokenizer;
-use evokb_store::{CaseHash, Kind, LayoutItem, ReadTxn, Record, Segment, StoreError};
+use evokb_store::{CaseHash, FileLayout, Kind, LayoutItem, ReadTxn, Record, Segment, StoreError};
 use serde::{Deserialize, Serialize};
 
 use evokb_export::layout::{FileRole, Layout};
@@ -137,13 +137,77 @@ pub fn record_lines(txn: &dyn RecordSource) -> Result<HashMap<CaseHash, usize>, 
                 LayoutItem::Record(h) => {
                     out.insert(*h, line);
                     if let Some(r) = txn.get(h)? {
-                        line += r.text().matches('\n').count();
+                        line += newlines(&r);
                     }
                 }
             }
         }
     }
     Ok(out)
+}
+
+/// The number of newlines in a record's text, counted over its segments (no copy of the text).
+fn newlines(rec: &Record) -> usize {
+    rec.segments
+        .iter()
+        .map(|seg| match seg {
+            Segment::Lit(s) | Segment::Body(s) | Segment::Field { value: s, .. } => {
+                bytecount_newlines(s)
+            }
+        })
+        .sum()
+}
+
+fn bytecount_newlines(s: &str) -> usize {
+    s.bytes().filter(|&b| b == b'\n').count()
+}
+
+/// The length in bytes of a record's text (what `render_layout` writes for it).
+fn text_len(rec: &Record) -> usize {
+    rec.segments
+        .iter()
+        .map(|seg| match seg {
+            Segment::Lit(s) | Segment::Body(s) | Segment::Field { value: s, .. } => s.len(),
+        })
+        .sum()
+}
+
+/// What lint needs of each file's layout, computed from records already in memory instead of
+/// reading each record back from the source (three decodes of every record before): the
+/// first line of every record, and each file's rendered size in bytes (`None` when the layout
+/// names a record the source lacks, where `render_layout` fails).
+struct FileGeometry {
+    lines: HashMap<CaseHash, usize>,
+    bytes: Vec<(FileLayout, Option<u64>)>,
+}
+
+fn file_geometry(layouts: Vec<FileLayout>, by_key: &HashMap<CaseHash, &Record>) -> FileGeometry {
+    let mut lines = HashMap::with_capacity(by_key.len());
+    let mut bytes = Vec::with_capacity(layouts.len());
+    for layout in layouts {
+        let mut line = 1;
+        let mut size = Some(0u64);
+        for item in &layout.items {
+            match item {
+                LayoutItem::Prose(p) => {
+                    line += bytecount_newlines(p);
+                    size = size.map(|n| n + p.len() as u64);
+                }
+                LayoutItem::Record(h) => {
+                    lines.insert(*h, line);
+                    match by_key.get(h) {
+                        Some(r) => {
+                            line += newlines(r);
+                            size = size.map(|n| n + text_len(r) as u64);
+                        }
+                        None => size = None,
+                    }
+                }
+            }
+        }
+        bytes.push((layout, size));
+    }
+    FileGeometry { lines, bytes }
 }
 
 /// The line offset of a record's body within its text.
@@ -246,7 +310,13 @@ fn lint_source(
     scope: Option<&HashSet<String>>,
     input: &LintInput<'_>,
 ) -> Result<Vec<Finding>, StoreError> {
-    let lines = record_lines(src)?;
+    // The source's records by key, the first of a repeated key winning as in `MemoryKb::get`
+    // (a store has no repeated keys).
+    let mut by_key: HashMap<CaseHash, &Record> = HashMap::with_capacity(records.len());
+    for r in records {
+        by_key.entry(r.case_hash()).or_insert(r);
+    }
+    let FileGeometry { lines, bytes: file_bytes } = file_geometry(src.layouts()?, &by_key);
     let mut out = Vec::new();
     let mut push =
         |rec: Option<&Record>, file: &str, line: usize, code: &str, sev: &str, msg: String| {
@@ -290,8 +360,15 @@ fn lint_source(
         .collect();
     let repro_files: BTreeMap<&str, &Record> =
         records.iter().filter(|r| r.kind == Kind::Repro).map(|r| (r.id.as_str(), r)).collect();
+    // The text checks of every record agents read, run first and in parallel: they are pure
+    // functions of the record (and the file system, taken as fixed for the run), and most of
+    // lint's time. Their findings are pushed in the loop below, record by record; the order of
+    // pushes does not matter, as the findings are sorted at the end.
+    let checked = text_checks(records, input.root, &|r: &Record| {
+        r.kind != Kind::Repro && in_scope(&r.file) && evokb_export::kinds::info(r.kind).agent_read
+    });
     let mut scripts = Vec::new();
-    for rec in records {
+    for (rec, checks) in records.iter().zip(checked) {
         if rec.kind == Kind::Repro {
             if whole || repro_in_scope.contains(&rec.id) {
                 scripts.extend(lint_repro_script(rec, input.root, input.budgets));
@@ -312,8 +389,6 @@ fn lint_source(
             continue;
         }
         let start = lines.get(&rec.case_hash()).copied().unwrap_or(0);
-        let file_dir = input.root.join(&rec.file);
-        let file_dir = file_dir.parent().unwrap_or(input.root);
         // Kind-specific rules first; every kind the table marks as read by agents then gets
         // the security and wording checks.
         if rec.kind == Kind::Entry {
@@ -358,13 +433,14 @@ fn lint_source(
             continue;
         }
         let text = rec.text();
-        for f in evokb_lint::check_security(&text, Some(input.root), Some(file_dir)) {
+        let TextChecks { security, imperative } = checks.unwrap_or_default();
+        for f in security {
             let sev = if f.severity == LintSeverity::Error { "error" } else { "warning" };
             push(Some(rec), &rec.file, start + f.line - 1, f.code, sev, f.message);
         }
-        if let Some(body) = rec.body() {
+        if rec.body().is_some() {
             let offset = body_offset(rec);
-            for f in evokb_lint::check_imperative(body) {
+            for f in imperative {
                 push(
                     Some(rec),
                     &rec.file,
@@ -392,11 +468,11 @@ fn lint_source(
             }
         }
     }
-    for layout in src.layouts()?.into_iter().filter(|l| in_scope(&l.path)) {
+    for (layout, size) in file_bytes.iter().filter(|(l, _)| in_scope(&l.path)) {
         if let Some(budget) = input.budgets.for_file(&layout.path, lay) {
-            let bytes = evokb_export::render::render_layout(src, &layout)
-                .map(|t| t.len() as u64)
-                .unwrap_or(0);
+            // A layout that names a missing record does not render; it counts as empty, as
+            // it did when this rendered the file.
+            let bytes = size.unwrap_or(0);
             if bytes > budget {
                 push(None, &layout.path, 0, "KB-BUDGET", "warning", format!("{bytes} bytes against a budget of {budget}; see 'evokb budget' for consolidation candidates"));
             }
@@ -405,6 +481,54 @@ fn lint_source(
     out.extend(scripts);
     out.sort();
     Ok(out)
+}
+
+/// The findings of the `evokb-lint` text checks on one record.
+#[derive(Default)]
+struct TextChecks {
+    /// `check_security` over the record's whole text (lines relative to the record).
+    security: Vec<evokb_lint::Finding>,
+    /// `check_imperative` over its body (lines relative to the body).
+    imperative: Vec<evokb_lint::Finding>,
+}
+
+fn text_checks_of(rec: &Record, root: &Path) -> TextChecks {
+    let file_dir = root.join(&rec.file);
+    let file_dir = file_dir.parent().unwrap_or(root);
+    TextChecks {
+        security: evokb_lint::check_security(&rec.text(), Some(root), Some(file_dir)),
+        imperative: rec.body().map(evokb_lint::check_imperative).unwrap_or_default(),
+    }
+}
+
+/// [`text_checks_of`] for every record `wanted` selects (`None` for the others), in record
+/// order, spread over the available cores (at most four threads, each over one contiguous
+/// slice; records come in key order, a hash, so the slices cost about the same).
+fn text_checks(
+    records: &[Record],
+    root: &Path,
+    wanted: &(dyn Fn(&Record) -> bool + Sync),
+) -> Vec<Option<TextChecks>> {
+    let one = |r: &Record| wanted(r).then(|| text_checks_of(r, root));
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).min(4);
+    if threads < 2 || records.len() < 64 {
+        return records.iter().map(one).collect();
+    }
+    let chunk = records.len().div_ceil(threads);
+    std::thread::scope(|s| {
+        let handles: Vec<_> = records
+            .chunks(chunk)
+            .map(|part| s.spawn(move || part.iter().map(one).collect::<Vec<_>>()))
+            .collect();
+        handles
+            .into_iter()
+            .flat_map(|h| match h.join() {
+                Ok(v) => v,
+                // A check that panics is a bug; re-raise it on the calling thread.
+                Err(e) => std::panic::resume_unwind(e),
+            })
+            .collect()
+    })
 }
 
 /// The checks of one repro script on its own: its budget, and KB-REPRO-COMPILE, a syntax

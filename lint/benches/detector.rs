@@ -9,7 +9,8 @@
 //!
 //! Each is timed twice: `cold` empties the per-line caches before every pass (the first pass
 //! of a process), `warm` keeps them (a knowledge base repeats front-matter lines, so most of a
-//! pass is warm even in one process). The whole-process figure is `scripts/lint_timing.sh`.
+//! pass is warm even in one process), and `cold-no-prefilters` is the cold pass with the
+//! byte-level prefilters off. The whole-process figure is `scripts/lint_timing.sh`.
 
 use std::path::Path;
 
@@ -78,6 +79,13 @@ fn bench(c: &mut Criterion) {
             b.iter_batched(evokb_lint::clear_caches, |()| run(texts), BatchSize::PerIteration)
         });
         g.bench_function(format!("check_security/{name}/warm"), |b| b.iter(|| run(texts)));
+        // The same cold pass with the byte-level prefilters off (every scanner on every
+        // line): what the prefilters save.
+        g.bench_function(format!("check_security/{name}/cold-no-prefilters"), |b| {
+            evokb_lint::set_prefilters(false);
+            b.iter_batched(evokb_lint::clear_caches, |()| run(texts), BatchSize::PerIteration);
+            evokb_lint::set_prefilters(true);
+        });
     }
     g.bench_function("check_injection/real-sample/cold", |b| {
         b.iter_batched(

@@ -248,6 +248,9 @@ pub fn check_decoded(text: &str) -> Vec<Finding> {
 /// memoised per distinct line (the answer depends on the line alone, and knowledge bases repeat
 /// lines across entries).
 fn decoded_line(line: &str) -> Vec<String> {
+    if !may_decode(line) {
+        return Vec::new();
+    }
     let memo = line.len() <= crate::MEMO_MAX_LINE;
     if let (true, Ok(cache)) = (memo, DECODED.lock()) {
         if let Some(hit) = cache.get(line) {
@@ -262,6 +265,44 @@ fn decoded_line(line: &str) -> Vec<String> {
         cache.insert(line.to_string(), message.clone());
     }
     message
+}
+
+/// Whether [`decoded_line_uncached`] can report anything on a line, from one pass over its
+/// bytes; most lines fail it and skip the memo (a lock and a hash) and the scanners. It is
+/// conservative by construction:
+/// - a dangerous link target starts, once white space is squeezed out, with a scheme that
+///   ends in `:`; lowercasing makes no `:` out of another character, so the line holds a `:`;
+///   and a target is only taken after `](`, `<`, or an `href=`/`src=` (so an `=`);
+/// - a decoded text comes from a base64 run of at least [`MIN_B64`] bytes of [`is_b64_byte`],
+///   a hex run of at least [`MIN_HEX`] digits (hex digits are base64 bytes, and
+///   `MIN_HEX >= MIN_B64`), a `%` escape, or an `&` entity.
+fn may_decode(line: &str) -> bool {
+    if !crate::prefilters() {
+        return true;
+    }
+    let b = line.as_bytes();
+    let (mut run, mut longest) = (0usize, 0usize);
+    let (mut colon, mut opener) = (false, false);
+    for (i, &x) in b.iter().enumerate() {
+        if is_b64_byte(x) {
+            run += 1;
+            longest = longest.max(run);
+            if x == b'=' {
+                opener = true;
+            }
+            continue;
+        }
+        run = 0;
+        match x {
+            b'%' | b'&' => return true,
+            b':' => colon = true,
+            b'<' => opener = true,
+            b']' if b.get(i + 1) == Some(&b'(') => opener = true,
+            _ => {}
+        }
+    }
+    const _: () = assert!(MIN_HEX >= MIN_B64);
+    longest >= MIN_B64 || (colon && opener)
 }
 
 type DecodedCache = std::collections::HashMap<String, Vec<String>>;

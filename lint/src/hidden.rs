@@ -178,8 +178,23 @@ fn check_html_comments(text: &str, out: &mut Vec<Finding>) {
     }
 }
 
+/// Whether a line can hold a character [`check_chars`] reports. Every such character
+/// (zero-width U+200B–U+200D, U+2060, U+FEFF; bidi U+202A–U+202E, U+2066–U+2069; tags
+/// U+E0000–U+E007F; variation selectors U+FE00–U+FE0F, U+E0100–U+E01EF) is encoded in UTF-8
+/// with the lead byte 0xE2 (U+2000–U+2FFF), 0xEF (U+F000–U+FFFF) or 0xF3 (U+C0000–U+FFFFF);
+/// a line with none of those bytes has none of them, and the per-character walk is skipped.
+pub(crate) fn may_hold_invisible(line: &str) -> bool {
+    !crate::prefilters() || line.bytes().any(|b| matches!(b, 0xE2 | 0xEF | 0xF3))
+}
+
 fn check_chars(text: &str, out: &mut Vec<Finding>) {
+    if !may_hold_invisible(text) {
+        return;
+    }
     for (line_no, line) in numbered_lines(text) {
+        if !may_hold_invisible(line) {
+            continue;
+        }
         let chars: Vec<char> = line.chars().collect();
         let mut zero_width = Vec::new();
         let mut bidi = Vec::new();
@@ -260,7 +275,8 @@ fn check_chars(text: &str, out: &mut Vec<Finding>) {
 
 fn check_markup(text: &str, out: &mut Vec<Finding>) {
     for (line_no, line) in numbered_lines(text) {
-        if !line.contains(']') && !line.contains('<') {
+        // Both patterns need a `]` or a `<`.
+        if crate::prefilters() && !line.contains(']') && !line.contains('<') {
             continue;
         }
         if let Some(m) = MD_COMMENT.find(line) {
@@ -279,17 +295,11 @@ fn check_encoded(text: &str, out: &mut Vec<Finding>) {
     let lines: Vec<(usize, &str)> = numbered_lines(text).collect();
     for (line_no, line) in &lines {
         // Cheap byte-level prefilters decide which of the regexes below can match at all.
-        let longest_b64 = longest_run(line, |b| {
-            b.is_ascii_alphanumeric() || matches!(b, b'+' | b'/' | b'-' | b'_')
-        });
-        let longest_hex = longest_run(line, |b| b.is_ascii_hexdigit());
-        let has_escape = line.contains("\\x") || line.contains('%');
-        let has_entity = line.contains("&#");
-        let has_data =
-            line.len() >= 5 && line.as_bytes().windows(5).any(|w| w.eq_ignore_ascii_case(b"data:"));
-        if longest_b64 < 80 && longest_hex < 32 && !has_escape && !has_entity && !has_data {
+        let Some(Bytes { longest_b64, longest_hex, has_escape, has_entity, has_data }) =
+            byte_classes(line)
+        else {
             continue;
-        }
+        };
         let mut flagged = longest_b64 < 80;
         for (regex, engine) in [(&*BASE64_STD, &B64_STD), (&*BASE64_URL, &B64_URL)] {
             if flagged {
@@ -359,7 +369,8 @@ fn check_encoded(text: &str, out: &mut Vec<Finding>) {
         let mut j = i;
         let mut joined = String::new();
         while let Some((_, l)) = lines.get(j) {
-            match BASE64_LINE.captures(l).and_then(|c| c.get(1)) {
+            let captured = if may_be_base64_line(l) { BASE64_LINE.captures(l) } else { None };
+            match captured.and_then(|c| c.get(1)) {
                 Some(m) if m.as_str().len() < 80 || j == i => joined.push_str(m.as_str()),
                 _ => break,
             }
@@ -387,18 +398,79 @@ fn check_encoded(text: &str, out: &mut Vec<Finding>) {
     }
 }
 
-/// Length of the longest run of bytes satisfying `f`.
-fn longest_run(line: &str, f: impl Fn(u8) -> bool) -> usize {
-    let (mut best, mut cur) = (0, 0);
-    for b in line.bytes() {
-        if f(b) {
-            cur += 1;
-            best = best.max(cur);
+/// What [`check_encoded`]'s regexes need of a line, measured in one pass over its bytes.
+struct Bytes {
+    /// Longest run of `[A-Za-z0-9+/_-]` (both base64 alphabets).
+    longest_b64: usize,
+    /// Longest run of hex digits.
+    longest_hex: usize,
+    /// A `\x` or a `%` (escaped bytes).
+    has_escape: bool,
+    /// A `&#` (numeric HTML entities).
+    has_entity: bool,
+    /// `data:` in any letter case.
+    has_data: bool,
+}
+
+/// The byte classes of one line, or `None` when no regex of [`check_encoded`]'s per-line pass
+/// can match it: every one of them needs a base64 run of 80, a hex run of 32, a `\x` or `%`,
+/// a `&#`, or `data:` (letter case aside), and this measures exactly those.
+fn byte_classes(line: &str) -> Option<Bytes> {
+    let b = line.as_bytes();
+    let (mut b64, mut hex) = (0usize, 0usize);
+    let mut c = Bytes {
+        longest_b64: 0,
+        longest_hex: 0,
+        has_escape: false,
+        has_entity: false,
+        has_data: false,
+    };
+    for (i, &x) in b.iter().enumerate() {
+        if x.is_ascii_alphanumeric() || matches!(x, b'+' | b'/' | b'-' | b'_') {
+            b64 += 1;
+            c.longest_b64 = c.longest_b64.max(b64);
         } else {
-            cur = 0;
+            b64 = 0;
+        }
+        if x.is_ascii_hexdigit() {
+            hex += 1;
+            c.longest_hex = c.longest_hex.max(hex);
+        } else {
+            hex = 0;
+        }
+        match x {
+            b'%' => c.has_escape = true,
+            b'\\' if b.get(i + 1) == Some(&b'x') => c.has_escape = true,
+            b'&' if b.get(i + 1) == Some(&b'#') => c.has_entity = true,
+            b':' if i >= 4 && b.get(i - 4..i).is_some_and(|w| w.eq_ignore_ascii_case(b"data")) => {
+                c.has_data = true
+            }
+            _ => {}
         }
     }
-    best
+    if !crate::prefilters() {
+        // Every regex runs, on every line.
+        return Some(Bytes {
+            longest_b64: usize::MAX,
+            longest_hex: usize::MAX,
+            has_escape: true,
+            has_entity: true,
+            has_data: true,
+        });
+    }
+    let any =
+        c.longest_b64 >= 80 || c.longest_hex >= 32 || c.has_escape || c.has_entity || c.has_data;
+    any.then_some(c)
+}
+
+/// Whether [`BASE64_LINE`] can match a line: it needs the line, leading and trailing white
+/// space aside, to be 16 or more bytes of `[A-Za-z0-9+/=]` (the run and its padding).
+fn may_be_base64_line(line: &str) -> bool {
+    if !crate::prefilters() {
+        return true;
+    }
+    let t = line.trim();
+    t.len() >= 16 && t.bytes().all(|b| b.is_ascii_alphanumeric() || matches!(b, b'+' | b'/' | b'='))
 }
 
 /// Find hidden content: HTML comments, invisible characters, encoded payloads.

@@ -121,6 +121,25 @@ pub fn clear_caches() {
     paths::clear_caches();
 }
 
+/// Whether the byte-level prefilters may skip work (the default). Each prefilter is a
+/// necessary condition of the work it guards firing (every one argues this in its comment), so
+/// turning them off changes only the time a check takes; the differential test
+/// (`tests/fast_path.rs`) runs every check both ways over the training sets, the corpora and the
+/// real sample and requires the same findings.
+static PREFILTERS: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(true);
+
+/// Turn the byte-level prefilters off (`false`) or back on, process-wide; for the differential
+/// test, not part of the checking API. Findings never depend on it.
+#[doc(hidden)]
+pub fn set_prefilters(on: bool) {
+    PREFILTERS.store(on, std::sync::atomic::Ordering::Relaxed);
+}
+
+/// Whether the prefilters are on (see [`set_prefilters`]).
+pub(crate) fn prefilters() -> bool {
+    PREFILTERS.load(std::sync::atomic::Ordering::Relaxed)
+}
+
 /// Longest line whose per-line answers are memoised: knowledge bases repeat short lines
 /// (front-matter fields, stamps, table rules) across entries, while long body lines are
 /// unique and would only cost a copy and a hash.

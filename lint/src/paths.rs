@@ -367,6 +367,9 @@ pub fn check_paths(text: &str, repo_root: Option<&Path>, file_dir: Option<&Path>
     let ctx = Context::new(repo_root, file_dir);
     let mut out = Vec::new();
     for (line_no, raw_line) in crate::text::numbered_lines(text) {
+        if !may_hold_path(raw_line) {
+            continue;
+        }
         // A line's findings depend on the line and the context alone (the file system is
         // taken as fixed for the run, as for the symlink answers): each distinct line is
         // judged once per context.
@@ -397,6 +400,13 @@ pub fn check_paths(text: &str, repo_root: Option<&Path>, file_dir: Option<&Path>
     out
 }
 
+/// Every kind of path this check knows needs one of these bytes; most lines have none, and
+/// are passed over before the memo's lock and hash.
+fn may_hold_path(line: &str) -> bool {
+    !crate::prefilters()
+        || line.bytes().any(|b| matches!(b, b'/' | b'\\' | b'~' | b'$' | b'%' | b'.'))
+}
+
 /// Findings of one line per context: (root, entry directory, its label) to line to findings.
 type LineCache =
     std::collections::HashMap<String, std::collections::HashMap<String, Vec<(Severity, String)>>>;
@@ -404,8 +414,7 @@ static LINES: LazyLock<std::sync::Mutex<LineCache>> = LazyLock::new(Default::def
 
 /// The path findings of one line, as (severity, message).
 fn line_findings(ctx: &Context, raw_line: &str) -> Vec<(Severity, String)> {
-    // Every kind of path this check knows needs one of these bytes; most lines have none.
-    if !raw_line.bytes().any(|b| matches!(b, b'/' | b'\\' | b'~' | b'$' | b'%' | b'.')) {
+    if !may_hold_path(raw_line) {
         return Vec::new();
     }
     // Invisible characters are dropped (a path split by a zero-width space is still a path);
@@ -435,7 +444,8 @@ fn line_findings(ctx: &Context, raw_line: &str) -> Vec<(Severity, String)> {
     // URLs are masked; file:// URLs name a local path.
     // Each pattern needs a byte that most lines lack; the regexes run only when it is there.
     let mut masked = line.to_string();
-    let url_src = if line.contains("://") { line } else { "" };
+    let all = !crate::prefilters();
+    let url_src = if all || line.contains("://") { line } else { "" };
     for caps in URL.captures_iter(url_src) {
         let (Some(all), Some(scheme)) = (caps.get(0), caps.get(1)) else {
             continue;
@@ -446,14 +456,14 @@ fn line_findings(ctx: &Context, raw_line: &str) -> Vec<(Severity, String)> {
         masked.replace_range(all.range(), &" ".repeat(all.len()));
     }
     let windows_possible =
-        masked.contains(":\\") || masked.contains(":/") || masked.contains("\\\\");
+        all || masked.contains(":\\") || masked.contains(":/") || masked.contains("\\\\");
     let unmasked = if windows_possible { masked.clone() } else { String::new() };
     for caps in WINDOWS.captures_iter(&unmasked) {
         let Some(m) = caps.get(1) else { continue };
         push("Windows absolute path", m.as_str(), &mut found);
         masked.replace_range(m.range(), &" ".repeat(m.len()));
     }
-    let home_src = if masked.contains(['$', '%']) { masked.as_str() } else { "" };
+    let home_src = if all || masked.contains(['$', '%']) { masked.as_str() } else { "" };
     for m in HOME_VAR.find_iter(home_src) {
         let frag = m
             .as_str()

@@ -103,14 +103,24 @@ pub fn lint(
     let mut findings = None;
     if let Some(r) = &store_root {
         let store = root::open_for_reading(r)?;
-        let imported = !store.read()?.files()?.is_empty();
-        let memory = read_memory(&kb_root, &layout, None)?;
-        if imported && !memory.has_errors() {
-            let found = policy::lint(&store.read()?, &input)?;
-            lifted = update_quarantine(r, &store, &found)?;
-            findings = Some(found);
+        let imported = !store.read()?.file_paths()?.is_empty();
+        // Whether the files still import decides between the store and the files. When the
+        // store vouches for every file (see `store_matches_disk`) the answer is known without
+        // parsing them; otherwise they are parsed, as always.
+        let memory = if imported && store_matches_disk(&kb_root, &layout, &store)? {
+            None
         } else {
-            findings = Some(policy::lint_memory(&memory, &layout, None, &input)?);
+            Some(read_memory(&kb_root, &layout, None)?)
+        };
+        match memory {
+            Some(memory) if !imported || memory.has_errors() => {
+                findings = Some(policy::lint_memory(&memory, &layout, None, &input)?);
+            }
+            _ => {
+                let found = policy::lint(&store.read()?, &input)?;
+                lifted = update_quarantine(r, &store, &found)?;
+                findings = Some(found);
+            }
         }
     }
     let mut findings = match findings {
@@ -146,6 +156,44 @@ pub fn lint(
         return Ok(ExitCode::from(ErrorKind::CheckFailed.exit_code()));
     }
     ok()
+}
+
+/// Whether every managed file on disk is, provably without reading it, the file the store
+/// renders: the store's layout is the one `evokb.toml` gives, and for each file the store has
+/// not changed its content since evokb last wrote or took it (`file_is_clean`) and its stat
+/// fingerprint vouches that the disk has not changed either (`FileStat::vouches_for`, the test
+/// `import` and `render --check` trust; a racily clean file does not vouch). Then the files are
+/// what the store renders, which imports without errors (render and import are inverse), so
+/// parsing them to ask whether they still import would answer yes. Repro scripts, which the
+/// parse also reads, must still be readable regular files inside the root. Any doubt (a file
+/// the store does not know, no fingerprint, a dirty file) answers `false`, and lint parses the
+/// files as before.
+fn store_matches_disk(
+    root: &Path,
+    layout: &evokb_export::layout::Layout,
+    store: &evokb_store::Store,
+) -> CmdResult<bool> {
+    let txn = store.read()?;
+    if evokb_export::layout::Layout::of(&txn).ok().as_ref() != Some(layout) {
+        return Ok(false);
+    }
+    let Ok(managed) = layout.discover(root) else { return Ok(false) };
+    for mf in &managed {
+        let now = std::fs::symlink_metadata(root.join(&mf.path))
+            .ok()
+            .filter(|m| m.file_type().is_file())
+            .map(|m| evokb_store::FileStat::from_metadata(&m));
+        let Some(now) = now else { return Ok(false) };
+        if !txn.file_is_clean(&mf.path)? {
+            return Ok(false);
+        }
+        match txn.file_stat(&mf.path)? {
+            Some(old) if old.vouches_for(&now) => {}
+            _ => return Ok(false),
+        }
+    }
+    let Ok(repros) = layout.discover_repros(root) else { return Ok(false) };
+    Ok(repros.iter().all(|p| evokb_export::fsread::read_managed(root, p).is_ok()))
 }
 
 /// The knowledge base's files parsed in memory (all of them, or `only`).

@@ -208,3 +208,34 @@ fn an_id_in_two_index_tables_imports_renders_unchanged_and_lint_warns() {
     let after = std::fs::read_to_string(&index).expect("read");
     assert!(after.lines().nth(line - 1).expect("row").ends_with("| stale |"));
 }
+
+#[test]
+fn lint_trusts_the_store_only_while_its_fingerprints_vouch_for_the_files() {
+    // When the import's stat fingerprints vouch for the files (taken more than the racy window
+    // after the files' last change), lint does not parse them to learn that they still import.
+    // Whichever way it decides, its findings are those of a lint from the files.
+    let (kb, store) = imported_sample();
+    drop(store);
+    let with_store = evokb(kb.path(), &["lint", "--json"]);
+    let without = evokb(sample().path(), &["lint", "--json"]);
+    assert_eq!(findings(&with_store), findings(&without));
+    // A hand edit that breaks a file and sets its modification time back is still seen: the
+    // change time moved, so the fingerprint no longer vouches and the files are parsed.
+    let layout = kb.path().join(topic("layout.md"));
+    let mtime = std::fs::metadata(&layout).and_then(|m| m.modified()).expect("mtime");
+    let mut text = std::fs::read_to_string(&layout).expect("read");
+    text.push_str("---\nid: PL-broken\nkind: pattern\n");
+    std::fs::write(&layout, text).expect("write");
+    std::fs::File::options()
+        .write(true)
+        .open(&layout)
+        .and_then(|f| f.set_modified(mtime))
+        .expect("set the mtime back");
+    let out = evokb(kb.path(), &["lint", "--json"]);
+    assert_eq!(out.status.code(), Some(1));
+    let found = findings(&out);
+    assert!(
+        found.iter().any(|f| f["code"] == "KB-PARSE" && f["file"] == topic("layout.md")),
+        "{found:?}"
+    );
+}
