@@ -21,6 +21,11 @@ pub struct Cli {
     #[arg(long, global = true)]
     pub pretty: bool,
 
+    /// Draw no progress bar on stderr (bars are drawn only on a terminal, after about a
+    /// second, and never with --json or under CI); errors and notes are still printed
+    #[arg(short, long, global = true)]
+    pub quiet: bool,
+
     #[command(subcommand)]
     pub command: Command,
 }

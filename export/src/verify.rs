@@ -5,7 +5,7 @@
 
 use std::collections::{BTreeMap, HashMap};
 
-use evokb_store::{CaseHash, Kind, LayoutItem, Store, StoreError};
+use evokb_store::{CaseHash, Kind, LayoutItem, Progress, Silent, Store, StoreError};
 
 use crate::parse::parse_file;
 use crate::render::render_layout;
@@ -23,7 +23,18 @@ pub struct VerifyReport {
 
 /// Checks the store's integrity.
 pub fn verify(store: &Store) -> Result<VerifyReport, StoreError> {
+    verify_with_progress(store, &Silent)
+}
+
+/// [`verify`], reporting to `progress` the steps over the whole store (`reading records`,
+/// `checking the facet index`, `computing the digest`) and each file whose layout is checked
+/// and re-parsed (`verifying files`).
+pub fn verify_with_progress(
+    store: &Store,
+    progress: &dyn Progress,
+) -> Result<VerifyReport, StoreError> {
     let txn = store.read()?;
+    progress.phase("reading records", 0);
     let lay = crate::layout::Layout::of(&txn)?;
     let mut problems = Vec::new();
     let records = match txn.records() {
@@ -41,7 +52,10 @@ pub fn verify(store: &Store) -> Result<VerifyReport, StoreError> {
     }
     let by_key: HashMap<CaseHash, &evokb_store::Record> =
         records.iter().map(|r| (r.case_hash(), r)).collect();
-    for layout in txn.files()? {
+    let layouts = txn.files()?;
+    progress.phase("verifying files", layouts.len() as u64);
+    for layout in layouts {
+        progress.advance(1);
         for item in &layout.items {
             let LayoutItem::Record(key) = item else {
                 continue;
@@ -93,9 +107,11 @@ pub fn verify(store: &Store) -> Result<VerifyReport, StoreError> {
     }
     // The facet index is derived data; a disagreement is reported with the command that
     // rebuilds it rather than as damage to the records.
+    progress.phase("checking the facet index", 0);
     for p in txn.check_facet_index()? {
         problems.push(format!("{p} (run 'evokb rebuild' to rebuild the index)"));
     }
+    progress.phase("computing the digest", 0);
     let digest = txn.digest()?;
     Ok(VerifyReport { counts, digest, problems })
 }

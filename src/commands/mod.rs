@@ -22,6 +22,7 @@ use crate::error::CmdResult;
 /// Runs the parsed command line.
 pub fn run(cli: &Cli) -> CmdResult {
     let _ = PRETTY.set(cli.pretty || std::io::stdout().is_terminal());
+    let _ = QUIET.set(cli.quiet);
     cli.color.choice().write_global();
     let root = cli.root.as_deref();
     match &cli.command {
@@ -135,6 +136,14 @@ static PRETTY: OnceLock<bool> = OnceLock::new();
 /// Whether this process pretty-prints its JSON.
 pub fn pretty() -> bool {
     PRETTY.get().copied().unwrap_or(false)
+}
+
+/// `--quiet`: no progress bar (see [`crate::progress`]).
+static QUIET: OnceLock<bool> = OnceLock::new();
+
+/// Whether `--quiet` was given.
+pub fn quiet() -> bool {
+    QUIET.get().copied().unwrap_or(false)
 }
 
 /// Serialises `value` as JSON (pretty or compact, see [`pretty`]) followed by a newline.

@@ -26,6 +26,7 @@ mod mcp;
 mod model;
 mod output;
 mod overlap;
+mod progress;
 mod props;
 mod quarantine;
 mod query;
