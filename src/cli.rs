@@ -61,6 +61,9 @@ pub enum Command {
         /// Overwrite files edited since the last import (their edits are lost)
         #[arg(long, conflicts_with_all = ["out", "check"])]
         force: bool,
+        /// With --check: print {ok, files: [{path, missing, diff}]}
+        #[arg(long, requires = "check")]
+        json: bool,
     },
     /// Print one record with all its fields
     Get {
@@ -167,6 +170,9 @@ pub enum Command {
         /// The task
         #[arg(long, required = true)]
         task: Option<String>,
+        /// Print the block as JSON: {mode, task, verdict, merged_tier0, …, stats_updated, changes}
+        #[arg(long)]
+        json: bool,
         #[command(subcommand)]
         cmd: Option<ReportCmd>,
     },

@@ -30,7 +30,9 @@ pub fn run(cli: &Cli) -> CmdResult {
         Command::Import { json, prefer, strict, check } => {
             sync::import(root, *json, *prefer, *strict, *check)
         }
-        Command::Render { out, check, force } => sync::render(root, out.as_deref(), *check, *force),
+        Command::Render { out, check, force, json } => {
+            sync::render(root, out.as_deref(), *check, *force, *json)
+        }
         Command::Verify { json } => sync::verify(root, *json),
         Command::Rebuild => rebuild::rebuild(root),
         Command::Get { id, kind, json } => records::get(root, id, *kind, *json),
@@ -51,7 +53,9 @@ pub fn run(cli: &Cli) -> CmdResult {
         Command::Report { cmd: Some(ReportCmd::Round { round, md: _, json }), .. } => {
             analytics::round_report(root, round, *json)
         }
-        Command::Report { task, cmd: None } => evolve::report(root, task.as_deref().unwrap_or("")),
+        Command::Report { task, json, cmd: None } => {
+            evolve::report(root, task.as_deref().unwrap_or(""), *json)
+        }
         Command::Export { format, dir, json } => analytics::export(root, *format, dir, *json),
         Command::List { kind, json } => records::list(root, *kind, *json),
         Command::Similar { text, file, top, json } => {

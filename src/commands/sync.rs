@@ -180,12 +180,36 @@ fn render_diffs_with_progress(
     Ok(evokb_evolve::render::check_with_progress(root, &store, progress)?)
 }
 
-pub fn render(root: Option<&Path>, out: Option<&Path>, check: bool, force: bool) -> CmdResult {
+/// The JSON of a render check: `{ok, files: [{path, missing, diff}]}` with a short unified diff
+/// (disk → store) per differing file; `render --check --json` and the MCP `render_check` tool.
+pub fn render_check_json(diffs: &[FileDiff]) -> serde_json::Value {
+    let files: Vec<serde_json::Value> = diffs
+        .iter()
+        .map(|d| json!({"path": d.path, "missing": d.disk.is_none(), "diff": short_diff(d, 40)}))
+        .collect();
+    json!({"ok": files.is_empty(), "files": files})
+}
+
+pub fn render(
+    root: Option<&Path>,
+    out: Option<&Path>,
+    check: bool,
+    force: bool,
+    json_out: bool,
+) -> CmdResult {
     let root = root::find(root)?;
-    let mut bar = Bar::for_command(false);
+    let mut bar = Bar::for_command(json_out);
     if check {
         let diffs = render_diffs_with_progress(&root, &bar)?;
         bar.finish();
+        if json_out {
+            print_json(&render_check_json(&diffs))?;
+            return if diffs.is_empty() {
+                ok()
+            } else {
+                Ok(ExitCode::from(ErrorKind::CheckFailed.exit_code()))
+            };
+        }
         if diffs.is_empty() {
             print("all managed files match the store\n")?;
             return ok();

@@ -34,6 +34,7 @@ mod relevance;
 mod repros;
 mod roundtrip;
 mod rules;
+mod schemas;
 mod similar;
 mod snapshots;
 mod stale;
