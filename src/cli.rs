@@ -21,6 +21,11 @@ pub struct Cli {
     #[arg(long, global = true)]
     pub pretty: bool,
 
+    /// Draw no progress bar on stderr (bars are drawn only on a terminal, after about a
+    /// second, and never with --json or under CI); errors and notes are still printed
+    #[arg(short, long, global = true)]
+    pub quiet: bool,
+
     #[command(subcommand)]
     pub command: Command,
 }
@@ -56,6 +61,9 @@ pub enum Command {
         /// Overwrite files edited since the last import (their edits are lost)
         #[arg(long, conflicts_with_all = ["out", "check"])]
         force: bool,
+        /// With --check: print {ok, files: [{path, missing, diff}]}
+        #[arg(long, requires = "check")]
+        json: bool,
     },
     /// Print one record with all its fields
     Get {
@@ -162,6 +170,9 @@ pub enum Command {
         /// The task
         #[arg(long, required = true)]
         task: Option<String>,
+        /// Print the block as JSON: {mode, task, verdict, merged_tier0, …, stats_updated, changes}
+        #[arg(long)]
+        json: bool,
         #[command(subcommand)]
         cmd: Option<ReportCmd>,
     },

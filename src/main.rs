@@ -13,6 +13,7 @@ mod error;
 mod exe;
 #[cfg(feature = "git")]
 mod git;
+mod progress;
 mod root;
 
 use std::io::Write;

@@ -179,8 +179,21 @@ pub fn refresh_changed(
     root: &Path,
     changed: &[evokb_store::CaseHash],
 ) -> Result<Refresh, StoreError> {
+    refresh_changed_with_progress(w, root, changed, &evokb_store::Silent)
+}
+
+/// [`refresh_changed`], reporting each changed record as it is judged to `progress` (phase
+/// `checking imported records`).
+pub fn refresh_changed_with_progress(
+    w: &mut WriteTxn,
+    root: &Path,
+    changed: &[evokb_store::CaseHash],
+    progress: &dyn evokb_store::Progress,
+) -> Result<Refresh, StoreError> {
     let mut judged_now: Vec<Judged> = Vec::new();
+    progress.phase("checking imported records", changed.len() as u64);
     for key in changed {
+        progress.advance(1);
         let Some(r) = w.record(key)? else { continue };
         if judged(r.kind) {
             let f = security_errors(&r, root);

@@ -143,8 +143,19 @@ pub fn render_layout(src: &dyn RecordSource, layout: &FileLayout) -> Result<Stri
 
 /// Renders every managed file of the store, sorted by path.
 pub fn render_all(txn: &dyn RecordSource) -> Result<Vec<RenderedFile>, RenderError> {
+    render_all_with_progress(txn, &evokb_store::Silent)
+}
+
+/// [`render_all`], reporting each file rendered to `progress` (phase `rendering files`).
+pub fn render_all_with_progress(
+    txn: &dyn RecordSource,
+    progress: &dyn evokb_store::Progress,
+) -> Result<Vec<RenderedFile>, RenderError> {
     let mut out = Vec::new();
-    for layout in txn.layouts()? {
+    let layouts = txn.layouts()?;
+    progress.phase("rendering files", layouts.len() as u64);
+    for layout in layouts {
+        progress.advance(1);
         let text = render_layout(txn, &layout)?;
         out.push(RenderedFile { path: layout.path.clone(), text, layout });
     }

@@ -19,7 +19,8 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::Path;
 
 use evokb_store::{
-    CaseHash, FileLayout, FileStat, Kind, LayoutItem, Record, Segment, Store, SyncMark, WriteTxn,
+    CaseHash, FileLayout, FileStat, Kind, LayoutItem, Progress, Record, Segment, Silent, Store,
+    SyncMark, WriteTxn,
 };
 
 use crate::derive::{self, DeriveRows};
@@ -28,7 +29,7 @@ use crate::error::{Conflict, ImportError, RenderError};
 use crate::fsread::read_managed;
 use crate::layout::{Layout, ManagedFile};
 use crate::parse::{parse_file, ParsedFile};
-use crate::render::{render_all, write_atomic, Overlay, RecordSource, RenderedFile};
+use crate::render::{render_all_with_progress, write_atomic, Overlay, RecordSource, RenderedFile};
 use crate::text::decode_utf8;
 
 /// Which side wins a conflict.
@@ -118,6 +119,17 @@ pub fn read_kb_since(
     layout: &Layout,
     known: &dyn Fn(&str) -> Option<FileStat>,
 ) -> Result<ReadKb, ImportError> {
+    read_kb_since_with_progress(root, layout, known, &Silent)
+}
+
+/// [`read_kb_since`], reporting each managed file it reads or skips to `progress` (phase
+/// `reading files`).
+pub fn read_kb_since_with_progress(
+    root: &Path,
+    layout: &Layout,
+    known: &dyn Fn(&str) -> Option<FileStat>,
+    progress: &dyn Progress,
+) -> Result<ReadKb, ImportError> {
     let io = |path: &Path| {
         let path = path.to_path_buf();
         move |source| ImportError::Io { path, source }
@@ -126,7 +138,9 @@ pub fn read_kb_since(
     let mut diags = Vec::new();
     let mut files = Vec::new();
     let mut skipped = Vec::new();
+    progress.phase("reading files", managed.len() as u64);
     for mf in managed {
+        progress.advance(1);
         let full = root.join(&mf.path);
         // Taken before the read: if the file changes while it is read, the two differ and no
         // fingerprint is kept, so the next import reads it again.
@@ -243,13 +257,24 @@ pub fn import_in(
     root: &Path,
     opts: ImportOptions,
 ) -> Result<ImportReport, ImportError> {
+    import_in_with_progress(txn, root, opts, &Silent)
+}
+
+/// [`import_in`], reporting to `progress` the managed files as they are read (`reading
+/// files`) and then as their records are compared and written (`importing files`).
+pub fn import_in_with_progress(
+    txn: &mut WriteTxn,
+    root: &Path,
+    opts: ImportOptions,
+    progress: &dyn Progress,
+) -> Result<ImportReport, ImportError> {
     let layout = Layout::load(root)?;
     let layout_changed = Layout::of(&*txn).ok().as_ref() != Some(&layout);
     layout.store_in(txn)?;
     // A changed layout may give a path another role (and its content mark another function):
     // then every file is read.
     let known = |path: &str| if layout_changed { None } else { txn.file_stat(path).ok().flatten() };
-    let kb = read_kb_since(root, &layout, &known)?;
+    let kb = read_kb_since_with_progress(root, &layout, &known, progress)?;
     check_ids_against_skipped(&kb, &*txn)?;
     // Counted against the store as it was before this import, in the same transaction.
     let structural = crate::loss::structural_warnings_of(&kb, &*txn)?;
@@ -272,7 +297,9 @@ pub fn import_in(
         .iter()
         .flat_map(|f| f.parsed.records.iter().map(|r| r.record.case_hash()))
         .collect();
+    progress.phase("importing files", kb.files.len() as u64);
     for f in &kb.files {
+        progress.advance(1);
         let path = f.file.path.as_str();
         if txn.file_sync(path)?.is_some_and(|m| m.text_hash == f.bytes_hash) {
             // Unchanged since the last sync: the store's version of this file stands. Its
@@ -543,6 +570,16 @@ pub fn check(
     store: &Store,
     derive: &dyn DeriveRows,
 ) -> Result<Vec<FileDiff>, RenderError> {
+    check_with_progress(root, store, derive, &Silent)
+}
+
+/// [`check`], reporting each managed file compared to `progress` (phase `checking files`).
+pub fn check_with_progress(
+    root: &Path,
+    store: &Store,
+    derive: &dyn DeriveRows,
+    progress: &dyn Progress,
+) -> Result<Vec<FileDiff>, RenderError> {
     let txn = store.read()?;
     let plan = derive.plan(&txn)?;
     let view = Overlay::new(&txn, &plan.records, &plan.files);
@@ -553,7 +590,9 @@ pub fn check(
     paths.extend(plan.files.keys().filter(|p| !paths.contains(p)).cloned().collect::<Vec<_>>());
     paths.sort();
     let mut out = Vec::new();
+    progress.phase("checking files", paths.len() as u64);
     for path in paths {
+        progress.advance(1);
         // A file the store has not changed since evokb last wrote or took it whole, and whose
         // stat fingerprint vouches that the disk has not changed either, matches: it is not
         // rendered or read. Everything else is compared byte for byte.
@@ -621,17 +660,31 @@ pub fn render_in_place(
     derive: &dyn DeriveRows,
     force: bool,
 ) -> Result<RenderReport, RenderError> {
+    render_in_place_with_progress(root, store, derive, force, &Silent)
+}
+
+/// [`render_in_place`], reporting to `progress` each file as it is rendered (`rendering
+/// files`), compared with the disk (`comparing files`) and written (`writing files`).
+pub fn render_in_place_with_progress(
+    root: &Path,
+    store: &Store,
+    derive: &dyn DeriveRows,
+    force: bool,
+    progress: &dyn Progress,
+) -> Result<RenderReport, RenderError> {
     let mut w = store.write()?;
     let plan = derive.plan(&w)?;
     derive::apply(&mut w, &plan)?;
-    let files = render_all(&w)?;
+    let files = render_all_with_progress(&w, progress)?;
     let layout = Layout::of(&w)?;
     let content_mark = |path: &str, bytes: &[u8]| layout.content_mark(path, bytes);
     let mut report = RenderReport::default();
     let mut to_write: Vec<(&RenderedFile, Option<[u8; 32]>)> = Vec::new();
     let mut to_mark: Vec<&RenderedFile> = Vec::new();
     let mut refused = Vec::new();
+    progress.phase("comparing files", files.len() as u64);
     for f in &files {
+        progress.advance(1);
         let disk = read_optional(root, &f.path)?;
         let disk_hash = disk.as_deref().map(|d| content_mark(&f.path, d));
         let rendered_hash = content_mark(&f.path, f.text.as_bytes());
@@ -664,7 +717,9 @@ pub fn render_in_place(
     }
     let tmp_dir = evokb_store::store_dir(root).join("tmp");
     crate::render::clean_stale_temporaries(&tmp_dir);
+    progress.phase("writing files", to_write.len() as u64);
     for (f, seen) in &to_write {
+        progress.advance(1);
         // A person may save the file between the comparison above and this write: look again
         // right before replacing it, and refuse rather than overwrite their edit. Files
         // written so far match the store, so the next import takes them as unchanged.
@@ -704,12 +759,25 @@ pub fn render_to(
     store: &Store,
     derive: &dyn DeriveRows,
 ) -> Result<Vec<String>, RenderError> {
+    render_to_with_progress(out, store, derive, &Silent)
+}
+
+/// [`render_to`], reporting to `progress` each file as it is rendered (`rendering files`) and
+/// written (`writing files`).
+pub fn render_to_with_progress(
+    out: &Path,
+    store: &Store,
+    derive: &dyn DeriveRows,
+    progress: &dyn Progress,
+) -> Result<Vec<String>, RenderError> {
     let mut w = store.write()?;
     let plan = derive.plan(&w)?;
     derive::apply(&mut w, &plan)?;
-    let files = render_all(&w)?;
+    let files = render_all_with_progress(&w, progress)?;
     let mut written = Vec::new();
+    progress.phase("writing files", files.len() as u64);
     for f in &files {
+        progress.advance(1);
         write_atomic(&out.join(&f.path), f.text.as_bytes(), None)?;
         written.push(f.path.clone());
     }

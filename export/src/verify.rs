@@ -5,7 +5,7 @@
 
 use std::collections::{BTreeMap, HashMap};
 
-use evokb_store::{CaseHash, FileLayout, Kind, LayoutItem, Store, StoreError};
+use evokb_store::{CaseHash, FileLayout, Kind, LayoutItem, Progress, Silent, Store, StoreError};
 
 use crate::parse::parse_file;
 
@@ -26,7 +26,18 @@ pub struct VerifyReport {
 /// its content); the round trip, the facet index check and the digest all work from those
 /// records in memory, and the round trip of the files is split over the machine's cores.
 pub fn verify(store: &Store) -> Result<VerifyReport, StoreError> {
+    verify_with_progress(store, &Silent)
+}
+
+/// [`verify`], reporting to `progress` the steps over the whole store (`reading records`,
+/// `checking the facet index`, `computing the digest`) and each file whose layout is checked
+/// and re-parsed (`verifying files`).
+pub fn verify_with_progress(
+    store: &Store,
+    progress: &dyn Progress,
+) -> Result<VerifyReport, StoreError> {
     let txn = store.read()?;
+    progress.phase("reading records", 0);
     let lay = crate::layout::Layout::of(&txn)?;
     let mut problems = Vec::new();
     let records = match txn.records() {
@@ -45,6 +56,7 @@ pub fn verify(store: &Store) -> Result<VerifyReport, StoreError> {
     }
     let by_key: HashMap<CaseHash, &evokb_store::Record> =
         records.iter().map(|r| (r.case_hash(), r)).collect();
+    progress.phase("verifying files", layouts.len() as u64);
     for layout in &layouts {
         for item in &layout.items {
             let LayoutItem::Record(key) = item else {
@@ -65,7 +77,7 @@ pub fn verify(store: &Store) -> Result<VerifyReport, StoreError> {
             }
         }
     }
-    problems.extend(round_trip_all(&lay, &layouts, &by_key));
+    problems.extend(round_trip_all(&lay, &layouts, &by_key, progress));
     for rec in &records {
         let n = placed.get(&rec.case_hash()).copied().unwrap_or(0);
         if rec.kind != Kind::Repro && n != 1 {
@@ -77,9 +89,11 @@ pub fn verify(store: &Store) -> Result<VerifyReport, StoreError> {
     }
     // The facet index is derived data; a disagreement is reported with the command that
     // rebuilds it rather than as damage to the records.
+    progress.phase("checking the facet index", 0);
     for p in txn.check_facet_index_of(&layouts, &by_key)? {
         problems.push(format!("{p} (run 'evokb rebuild' to rebuild the index)"));
     }
+    progress.phase("computing the digest", 0);
     let digest = txn.digest_of(&records, &layouts)?;
     Ok(VerifyReport { counts, digest, problems })
 }
@@ -87,23 +101,44 @@ pub fn verify(store: &Store) -> Result<VerifyReport, StoreError> {
 /// The round-trip problems of every file, in path order: each layout is rendered from the
 /// records in memory and parsed back. Files are split into one contiguous run per core
 /// (render and parse are pure), and the runs' findings are joined in order, so the report
-/// does not depend on the number of threads.
+/// does not depend on the number of threads. The workers count the files they finish; this
+/// thread passes the count on to `progress` (which need not be shareable across threads).
 fn round_trip_all(
     lay: &crate::layout::Layout,
     layouts: &[FileLayout],
     by_key: &HashMap<CaseHash, &evokb_store::Record>,
+    progress: &dyn Progress,
 ) -> Vec<String> {
+    use std::sync::atomic::{AtomicU64, Ordering};
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).clamp(1, 8);
     let chunk = layouts.len().div_ceil(threads).max(1);
+    let done = AtomicU64::new(0);
     std::thread::scope(|scope| {
         let runs: Vec<_> = layouts
             .chunks(chunk)
             .map(|run| {
+                let done = &done;
                 scope.spawn(move || {
-                    run.iter().filter_map(|l| round_trip(lay, l, by_key)).collect::<Vec<_>>()
+                    let mut found = Vec::new();
+                    for l in run {
+                        found.extend(round_trip(lay, l, by_key));
+                        done.fetch_add(1, Ordering::Relaxed);
+                    }
+                    found
                 })
             })
             .collect();
+        let mut reported = 0;
+        loop {
+            let finished = runs.iter().all(|h| h.is_finished());
+            let now = done.load(Ordering::Relaxed);
+            progress.advance(now - reported);
+            reported = now;
+            if finished {
+                break;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
         // A worker that panicked is a bug in render or parse; say so rather than lose it.
         runs.into_iter()
             .flat_map(|h| {

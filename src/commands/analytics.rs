@@ -20,7 +20,9 @@ use serde::Serialize;
 use super::{ok, print, print_json};
 use crate::cli::{AfterArg, ByField, ClassArg, ExportFormatArg, Format};
 use crate::error::{CmdResult, CommandError, ErrorKind};
+use crate::progress::{Bar, CountingReader};
 use crate::root;
+use evokb_store::Progress as _;
 
 fn read_text(path: &Path) -> CmdResult<String> {
     let bytes = std::fs::read(path).map_err(|e| {
@@ -44,10 +46,14 @@ fn report(kind: &str, added: usize, unchanged: usize, diags: &[parse::Diagnostic
 }
 
 pub fn import_errors(root: Option<&Path>, files: &[PathBuf]) -> CmdResult {
+    let mut bar = Bar::for_command(false);
+    bar.phase("opening the store", 0);
     let store = open(root)?;
     let mut w = store.write()?;
+    bar.phase("loading the registry", 0);
     let mut registry = stored::Registry::load(&mut w)?;
     let (mut added, mut unchanged, mut diags) = (0, 0, Vec::new());
+    let mut opened = Vec::with_capacity(files.len());
     for f in files {
         let file = std::fs::File::open(f).map_err(|e| {
             CommandError::new(
@@ -55,9 +61,15 @@ pub fn import_errors(root: Option<&Path>, files: &[PathBuf]) -> CmdResult {
                 format!("cannot read '{}': {e}", f.display()),
             )
         })?;
+        opened.push(file);
+    }
+    // The bar counts the bytes the parser has read, of all the files together.
+    let total: u64 = opened.iter().filter_map(|f| f.metadata().ok()).map(|m| m.len()).sum();
+    bar.phase_bytes("reading the registry", total);
+    for (f, file) in files.iter().zip(opened) {
         // Read line by line, so the registry file is never held whole; the first error drops
         // the whole transaction.
-        let reader = std::io::BufReader::with_capacity(1 << 20, file);
+        let reader = std::io::BufReader::with_capacity(1 << 20, CountingReader::new(file, &bar));
         let done =
             registry.import_file(&mut w, reader, &f.display().to_string()).map_err(
                 |e| match e {
@@ -71,8 +83,11 @@ pub fn import_errors(root: Option<&Path>, files: &[PathBuf]) -> CmdResult {
         unchanged += done.unchanged;
         diags.extend(done.diagnostics);
     }
+    bar.phase("writing the cases", 0);
     registry.save(&mut w)?;
+    bar.phase("committing", 0);
     w.commit()?;
+    bar.finish();
     report("error cases", added, unchanged, &diags)
 }
 

@@ -320,7 +320,7 @@ pub fn queue(root: Option<&Path>, cmd: &QueueCmd) -> CmdResult {
 }
 
 /// The Evolution Result block of a task, from the change-log rows that name it.
-pub fn report(root: Option<&Path>, task: &str) -> CmdResult {
+pub fn report(root: Option<&Path>, task: &str, json_out: bool) -> CmdResult {
     let c = ctx(root)?;
     let txn = c.store.read()?;
     let events = changelog::events_of_task(&txn, task)?;
@@ -346,22 +346,41 @@ pub fn report(root: Option<&Path>, task: &str) -> CmdResult {
         .count();
     let merged = events.iter().filter(|e| e.kind.merges()).count();
     let verdict = if changes.is_empty() { "[EVOLVE_SKIP]" } else { "EVOLVE_COMPLETED" };
+    let counts = [
+        ("merged_tier0", merged),
+        ("updated", count(ChangeKind::Update)),
+        ("deprecated", count(ChangeKind::Deprecate)),
+        ("enqueued", count(ChangeKind::QueueAdd)),
+        ("confirmed", count(ChangeKind::QueueConfirm)),
+        ("pending_tier2", pending_tier2),
+        ("conflicts", count(ChangeKind::ApplyFailed)),
+        ("consolidation", count(ChangeKind::Consolidate)),
+    ];
+    if json_out {
+        // The block's fields with their types: counts as numbers, `stats_updated` a boolean.
+        let mut block = serde_json::Map::new();
+        block.insert("mode".into(), json!("distill"));
+        block.insert("task".into(), json!(task));
+        block.insert("verdict".into(), json!(verdict));
+        for (k, n) in counts {
+            block.insert(k.into(), json!(n));
+        }
+        block.insert("stats_updated".into(), json!(!changes.is_empty()));
+        block.insert("changes".into(), json!(changes));
+        print_json(&serde_json::Value::Object(block))?;
+        return ok();
+    }
     let mut out = String::new();
     let _ = writeln!(out, "## Evolution Result\n");
-    for (k, v) in [
+    let head = [
         ("mode", "distill".to_string()),
         ("task", task.to_string()),
         ("verdict", verdict.to_string()),
-        ("merged_tier0", merged.to_string()),
-        ("updated", count(ChangeKind::Update).to_string()),
-        ("deprecated", count(ChangeKind::Deprecate).to_string()),
-        ("enqueued", count(ChangeKind::QueueAdd).to_string()),
-        ("confirmed", count(ChangeKind::QueueConfirm).to_string()),
-        ("pending_tier2", pending_tier2.to_string()),
-        ("conflicts", count(ChangeKind::ApplyFailed).to_string()),
-        ("consolidation", count(ChangeKind::Consolidate).to_string()),
-        ("stats_updated", (!changes.is_empty()).to_string()),
-    ] {
+    ];
+    let tail = [("stats_updated", (!changes.is_empty()).to_string())];
+    for (k, v) in
+        head.into_iter().chain(counts.iter().map(|(k, n)| (*k, n.to_string()))).chain(tail)
+    {
         let _ = writeln!(out, "- {k}: {v}");
     }
     let _ = writeln!(out, "- changes:");

@@ -124,8 +124,9 @@ fn tools() -> Vec<Tool> {
             "Full-text search (Chinese, English or mixed) over entries, bottleneck patterns, \
              capability gaps and queue items, best first, optionally filtered by facets. Records \
              a hit (with `task`) in kb_search_log.jsonl when anything is returned, exactly as \
-             `evokb search` does. Returns {query, results: [{id, source, title, path, facets, \
-             score, snippet}]}; call `get` with an id for the whole record.",
+             `evokb search` does. Returns {query, total, results: [{id, source, title, path, \
+             facets, score, snippet}]}: the `top` best of the `total` records that matched; call \
+             `get` with an id for the whole record.",
         ),
         tool::<QueryArgs>(
             "query",
@@ -310,18 +311,7 @@ fn call(root: &Path, name: &str, args: Value) -> CmdResult<Value> {
         }
         "render_check" => {
             let _: NoArgs = parse(name, args)?;
-            let diffs = sync::render_diffs(root)?;
-            let files: Vec<Value> = diffs
-                .iter()
-                .map(|d| {
-                    json!({
-                        "path": d.path,
-                        "missing": d.disk.is_none(),
-                        "diff": sync::short_diff(d, 40),
-                    })
-                })
-                .collect();
-            Ok(json!({"ok": files.is_empty(), "files": files}))
+            Ok(sync::render_check_json(&sync::render_diffs(root)?))
         }
         "stats_hits" => {
             let a: StatsHitsArgs = parse(name, args)?;

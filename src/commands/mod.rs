@@ -22,6 +22,7 @@ use crate::error::CmdResult;
 /// Runs the parsed command line.
 pub fn run(cli: &Cli) -> CmdResult {
     let _ = PRETTY.set(cli.pretty || std::io::stdout().is_terminal());
+    let _ = QUIET.set(cli.quiet);
     cli.color.choice().write_global();
     let root = cli.root.as_deref();
     match &cli.command {
@@ -29,7 +30,9 @@ pub fn run(cli: &Cli) -> CmdResult {
         Command::Import { json, prefer, strict, check } => {
             sync::import(root, *json, *prefer, *strict, *check)
         }
-        Command::Render { out, check, force } => sync::render(root, out.as_deref(), *check, *force),
+        Command::Render { out, check, force, json } => {
+            sync::render(root, out.as_deref(), *check, *force, *json)
+        }
         Command::Verify { json } => sync::verify(root, *json),
         Command::Rebuild => rebuild::rebuild(root),
         Command::Get { id, kind, json } => records::get(root, id, *kind, *json),
@@ -50,7 +53,9 @@ pub fn run(cli: &Cli) -> CmdResult {
         Command::Report { cmd: Some(ReportCmd::Round { round, md: _, json }), .. } => {
             analytics::round_report(root, round, *json)
         }
-        Command::Report { task, cmd: None } => evolve::report(root, task.as_deref().unwrap_or("")),
+        Command::Report { task, json, cmd: None } => {
+            evolve::report(root, task.as_deref().unwrap_or(""), *json)
+        }
         Command::Export { format, dir, json } => analytics::export(root, *format, dir, *json),
         Command::List { kind, json } => records::list(root, *kind, *json),
         Command::Similar { text, file, top, json } => {
@@ -135,6 +140,14 @@ static PRETTY: OnceLock<bool> = OnceLock::new();
 /// Whether this process pretty-prints its JSON.
 pub fn pretty() -> bool {
     PRETTY.get().copied().unwrap_or(false)
+}
+
+/// `--quiet`: no progress bar (see [`crate::progress`]).
+static QUIET: OnceLock<bool> = OnceLock::new();
+
+/// Whether `--quiet` was given.
+pub fn quiet() -> bool {
+    QUIET.get().copied().unwrap_or(false)
 }
 
 /// Serialises `value` as JSON (pretty or compact, see [`pretty`]) followed by a newline.

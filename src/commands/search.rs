@@ -22,6 +22,8 @@ pub const QUARANTINE_MARK: &str =
 pub struct Found {
     /// The hits, best first.
     pub hits: Vec<evokb_store::search::SearchHit>,
+    /// How many records matched in all, of which `hits` is the page asked for.
+    pub total: usize,
     /// The ids under quarantine.
     pub quarantined: std::collections::HashSet<String>,
     /// One line each, for stderr.
@@ -68,10 +70,11 @@ pub fn find(
             );
         }
     }
-    Ok(Found { hits, quarantined, notes })
+    Ok(Found { hits, total: outcome.total, quarantined, notes })
 }
 
-/// The JSON of a search: `{query, results: [{id, source, title, path, facets, score, snippet}]}`.
+/// The JSON of a search: `{query, total, results: [{id, source, title, path, facets, score,
+/// snippet}]}`, `total` the number of records that matched.
 pub fn results_json(text: &str, found: &Found) -> serde_json::Value {
     let results: Vec<serde_json::Value> = found
         .hits
@@ -92,7 +95,7 @@ pub fn results_json(text: &str, found: &Found) -> serde_json::Value {
             v
         })
         .collect();
-    json!({"query": text, "results": results})
+    json!({"query": text, "total": found.total, "results": results})
 }
 
 pub fn search(
@@ -118,7 +121,12 @@ pub fn search(
     }
     let (hits, quarantined) = (&found.hits, &found.quarantined);
     if hits.is_empty() {
-        print(&format!("evokb search: no entries matched '{text}'\n"))?;
+        // With matches, only a page past the last of them (`--offset`) is empty.
+        print(&format!(
+            "evokb search: no entries matched '{text}'\n0 of {} entr{}\n",
+            found.total,
+            if found.total == 1 { "y" } else { "ies" }
+        ))?;
         return ok();
     }
     let mut out = format!("evokb search '{text}' -> top {}\n", hits.len());
@@ -144,6 +152,9 @@ pub fn search(
         }
         let _ = writeln!(out, "{}\n{}", h.path, h.snippet);
     }
+    let total = found.total;
+    let _ =
+        writeln!(out, "\n{} of {total} entr{}", hits.len(), if total == 1 { "y" } else { "ies" });
     print(&out)?;
     ok()
 }

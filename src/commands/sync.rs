@@ -11,7 +11,9 @@ use serde_json::json;
 use super::{ok, print, print_json};
 use crate::cli::PreferArg;
 use crate::error::{CmdResult, CommandError, ErrorKind};
+use crate::progress::Bar;
 use crate::root;
+use evokb_store::Progress as _;
 
 pub fn init(root: Option<&Path>) -> CmdResult {
     let root = root::explicit_or_cwd(root)?;
@@ -50,20 +52,35 @@ pub fn import(
     check: bool,
 ) -> CmdResult {
     let root = root::find(root)?;
+    let mut bar = Bar::for_command(json_out);
     if check {
-        return import_check(&root, json_out, strict);
+        return import_check(&root, json_out, strict, &mut bar);
     }
+    bar.phase("opening the store", 0);
     let store = root::open(&root)?;
     let prefer = prefer.map(|p| match p {
         PreferArg::File => Prefer::File,
         PreferArg::Store => Prefer::Store,
     });
     let mut txn = store.write()?;
-    let report = evokb_export::sync::import_in(&mut txn, &root, ImportOptions { prefer, strict })?;
+    let report = evokb_export::sync::import_in_with_progress(
+        &mut txn,
+        &root,
+        ImportOptions { prefer, strict },
+        &bar,
+    )?;
     // A hand-edited record with a KB-SEC error is imported, but quarantined (issue #10).
     // Only what the import wrote is judged: the other records' texts are as last judged.
-    let quarantine = evokb_evolve::quarantine::refresh_changed(&mut txn, &root, &report.changed)?;
+    let quarantine = evokb_evolve::quarantine::refresh_changed_with_progress(
+        &mut txn,
+        &root,
+        &report.changed,
+        &bar,
+    )?;
+    // The commit also brings the search index up to date.
+    bar.phase("committing", 0);
     txn.commit()?;
+    bar.finish();
     if json_out {
         print_json(&json!({
             "records": counts_json(&report.counts),
@@ -117,10 +134,13 @@ pub fn import(
 /// `import --check`: reads and parses every managed file and runs the structural checks
 /// against the store, writing nothing. Malformed files exit 3, as `import` does; with
 /// `--strict`, so do structural problems.
-fn import_check(root: &Path, json_out: bool, strict: bool) -> CmdResult {
+fn import_check(root: &Path, json_out: bool, strict: bool, bar: &mut Bar) -> CmdResult {
     let store = root::open_for_reading(root)?;
-    let kb = evokb_export::sync::read_kb(root, &evokb_export::layout::Layout::load(root)?)?;
+    let layout = evokb_export::layout::Layout::load(root)?;
+    let kb = evokb_export::sync::read_kb_since_with_progress(root, &layout, &|_| None, &*bar)?;
+    bar.phase("checking structure", 0);
     let structural = evokb_export::loss::structural_warnings_of(&kb, &store.read()?)?;
+    bar.finish();
     if strict && !structural.is_empty() {
         return Err(strict_error(structural));
     }
@@ -147,14 +167,49 @@ fn strict_error(structural: Vec<evokb_export::Diagnostic>) -> CommandError {
 /// The managed files whose rendering differs from the disk, writing nothing: the check of
 /// `evokb render --check`, the MCP `render_check` tool and `evokb doctor`.
 pub fn render_diffs(root: &Path) -> CmdResult<Vec<FileDiff>> {
-    let store = root::open(root)?;
-    Ok(evokb_evolve::render::check(root, &store)?)
+    render_diffs_with_progress(root, &evokb_store::Silent)
 }
 
-pub fn render(root: Option<&Path>, out: Option<&Path>, check: bool, force: bool) -> CmdResult {
+/// [`render_diffs`], reporting the files it compares to `progress`.
+fn render_diffs_with_progress(
+    root: &Path,
+    progress: &dyn evokb_store::Progress,
+) -> CmdResult<Vec<FileDiff>> {
+    progress.phase("opening the store", 0);
+    let store = root::open(root)?;
+    Ok(evokb_evolve::render::check_with_progress(root, &store, progress)?)
+}
+
+/// The JSON of a render check: `{ok, files: [{path, missing, diff}]}` with a short unified diff
+/// (disk → store) per differing file; `render --check --json` and the MCP `render_check` tool.
+pub fn render_check_json(diffs: &[FileDiff]) -> serde_json::Value {
+    let files: Vec<serde_json::Value> = diffs
+        .iter()
+        .map(|d| json!({"path": d.path, "missing": d.disk.is_none(), "diff": short_diff(d, 40)}))
+        .collect();
+    json!({"ok": files.is_empty(), "files": files})
+}
+
+pub fn render(
+    root: Option<&Path>,
+    out: Option<&Path>,
+    check: bool,
+    force: bool,
+    json_out: bool,
+) -> CmdResult {
     let root = root::find(root)?;
+    let mut bar = Bar::for_command(json_out);
     if check {
-        let diffs = render_diffs(&root)?;
+        let diffs = render_diffs_with_progress(&root, &bar)?;
+        bar.finish();
+        if json_out {
+            print_json(&render_check_json(&diffs))?;
+            return if diffs.is_empty() {
+                ok()
+            } else {
+                Ok(ExitCode::from(ErrorKind::CheckFailed.exit_code()))
+            };
+        }
         if diffs.is_empty() {
             print("all managed files match the store\n")?;
             return ok();
@@ -167,13 +222,16 @@ pub fn render(root: Option<&Path>, out: Option<&Path>, check: bool, force: bool)
         super::print_styled(&text)?;
         return Ok(ExitCode::from(ErrorKind::CheckFailed.exit_code()));
     }
+    bar.phase("opening the store", 0);
     let store = root::open(&root)?;
     if let Some(out) = out {
-        let written = evokb_evolve::render::render_to(out, &store)?;
+        let written = evokb_evolve::render::render_to_with_progress(out, &store, &bar)?;
+        bar.finish();
         print(&format!("rendered {} files under {}\n", written.len(), out.display()))?;
         return ok();
     }
-    let report = evokb_evolve::render::render_in_place(&root, &store, force)?;
+    let report = evokb_evolve::render::render_in_place_with_progress(&root, &store, force, &bar)?;
+    bar.finish();
     let mut text =
         format!("{} file(s) written, {} unchanged\n", report.written.len(), report.unchanged);
     for p in &report.written {
@@ -233,8 +291,11 @@ pub fn short_diff(d: &FileDiff, max_lines: usize) -> String {
 
 pub fn verify(root: Option<&Path>, json_out: bool) -> CmdResult {
     let root = root::find(root)?;
+    let mut bar = Bar::for_command(json_out);
+    bar.phase("opening the store", 0);
     let store = root::open_checked_for_verify(&root)?;
-    let report = evokb_export::verify(&store)?;
+    let report = evokb_export::verify_with_progress(&store, &bar)?;
+    bar.finish();
     if json_out {
         print_json(&json!({
             "records": counts_json(&report.counts),

@@ -224,6 +224,8 @@ impl Drop for Store {
 pub struct SearchOutcome {
     /// The results, best first.
     pub hits: Vec<crate::search::SearchHit>,
+    /// How many records matched in all (`hits` holds at most the query's `top` of them).
+    pub total: usize,
     /// Why the index was rebuilt, when it was (missing, out of date, damaged).
     pub rebuilt: Option<IndexRebuild>,
 }
@@ -497,20 +499,21 @@ impl Store {
         let dir = self.dir.join(SEARCH_DIR);
         let gen = self.read()?.search_generation()?;
         let reason = match try_search(&dir, gen, q) {
-            Ok(hits) => return Ok(SearchOutcome { hits, rebuilt: None }),
+            Ok(r) => return Ok(SearchOutcome { hits: r.hits, total: r.total, rebuilt: None }),
             Err(reason) => reason,
         };
         let w = self.write()?;
         let gen = w.search_generation()?;
         // Another process may have rebuilt it while this one waited for the lock.
-        if let Ok(hits) = try_search(&dir, gen, q) {
-            return Ok(SearchOutcome { hits, rebuilt: None });
+        if let Ok(r) = try_search(&dir, gen, q) {
+            return Ok(SearchOutcome { hits: r.hits, total: r.total, rebuilt: None });
         }
         let docs = w.search_docs()?;
         let idx = crate::search::SearchIndex::rebuild(&dir, &docs, gen)?;
         drop(w);
         let rebuilt = IndexRebuild { index: "search index", reason, records: docs.len() };
-        Ok(SearchOutcome { hits: idx.search(q)?, rebuilt: Some(rebuilt) })
+        let r = idx.search(q)?;
+        Ok(SearchOutcome { hits: r.hits, total: r.total, rebuilt: Some(rebuilt) })
     }
 }
 
@@ -550,7 +553,7 @@ fn try_search(
     dir: &Path,
     gen: u64,
     q: &crate::search::SearchQuery,
-) -> Result<Vec<crate::search::SearchHit>, String> {
+) -> Result<crate::search::SearchResults, String> {
     use crate::search::SearchIndex;
     let attempt = std::panic::catch_unwind(|| match SearchIndex::open(dir) {
         Ok(idx) if idx.generation() == Some(gen) => {

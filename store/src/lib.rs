@@ -37,6 +37,7 @@ mod db;
 mod error;
 pub mod filestate;
 pub mod index;
+pub mod progress;
 pub mod query;
 pub mod record;
 pub mod search;
@@ -49,6 +50,7 @@ pub use db::{
 pub use error::{BusyError, Error, OpenError, StoreError};
 pub use filestate::FileStat;
 pub use index::{Indexer, NoIndex};
+pub use progress::{Progress, Silent};
 pub use query::{Filter, QueryRow};
 pub use record::{hex, CaseHash, FileLayout, Kind, LayoutItem, Record, Segment, SyncMark};
 pub use tally::Tally;

@@ -8,6 +8,12 @@
 //! The clones run on their own threads, so pushes race and lose, as they do for a team; the
 //! merge driver is found through the absolute path `evokb init` registers (`PATH` holds no
 //! `evokb`). The test prints how long each phase took.
+//!
+//! Every clone starts from the same commit, so the store `evokb import` builds of it is the same
+//! in every clone: the seed imports the sample once, and each clone runs `evokb init` (which
+//! registers the driver) and takes a copy of that store, which its own `evokb import` then finds
+//! in sync with its files. Eight identical first imports of the whole sample were a quarter of the
+//! test's CPU time and checked nothing the other tests do not.
 
 use std::path::Path;
 use std::process::Output;
@@ -82,11 +88,24 @@ fn entries(clone: usize, file_parity: usize) -> String {
         .collect()
 }
 
-/// One clone's work, from a fresh clone of the remote to its local commit.
-fn work(remote: &Path, dir: &Path, clone: usize) {
+/// Copies the store directory `from` over `to`.
+fn copy_store(from: &Path, to: &Path) {
+    std::fs::remove_dir_all(to).expect("remove the empty store");
+    copy_tree(from, to);
+}
+
+/// One clone's work, from a fresh clone of the remote to its local commit. `store` is the
+/// seed's store of the commit the clone starts from.
+fn work(remote: &Path, store: &Path, dir: &Path, clone: usize) {
     git(dir, &["clone", "-q", remote.to_str().expect("utf-8"), "."]);
     run(dir, &["init"]);
-    run(dir, &["import"]);
+    copy_store(store, &dir.join(".evokb"));
+    let import = run(dir, &["import", "--json"]);
+    let import: serde_json::Value = serde_json::from_slice(&import.stdout).expect("import json");
+    // The clone's files are the seed's: the copied store already holds every record.
+    for n in ["added", "updated", "removed"] {
+        assert_eq!(import[n], 0, "clone {clone}: the seed's store matches the clone: {import}");
+    }
     let task = format!("clone{clone}-task-20261129T000000Z");
     for (parity, file) in [(0, "attention.md"), (1, "elementwise.md")] {
         let src = dir.join(format!("new-{parity}.md"));
@@ -158,6 +177,92 @@ fn publish(dir: &Path, clone: usize) -> usize {
     panic!("clone {clone}: no push got through in {MAX_ATTEMPTS} attempts");
 }
 
+/// Everything clone `c` must hold at the end: no unmerged path or conflict marker, a clean
+/// `render --check` and `verify`, every clone's entries and INDEX rows, confirmations and hits.
+fn check_clone(c: usize, dir: &Path) {
+    let unmerged = stdout(&git(dir, &["ls-files", "-u"]));
+    assert!(unmerged.is_empty(), "clone {c}: unmerged paths {unmerged}");
+    // `git grep` exits 1 when nothing matches, which is the outcome wanted here.
+    let managed = git_out(dir, &["grep", "-l", "-e", "^<<<<<<< ", "--", ".agents"]);
+    assert!(stdout(&managed).is_empty(), "clone {c}: conflict markers in {}", stdout(&managed));
+    let check = evokb(dir, &["render", "--check"]);
+    assert_eq!(check.status.code(), Some(0), "clone {c}: {}", stdout(&check));
+    let verify = evokb(dir, &["verify", "--json"]);
+    assert_eq!(verify.status.code(), Some(0), "clone {c}: {}", stdout(&verify));
+    let v: serde_json::Value = serde_json::from_slice(&verify.stdout).expect("verify json");
+    assert_eq!(v["problems"], serde_json::json!([]), "clone {c}");
+
+    let entries = stdout(&run(dir, &["list", "--kind", "entry"]));
+    let index = stdout(&run(dir, &["list", "--kind", "index_row"]));
+    for k in 0..CLONES {
+        for i in 0..ENTRIES {
+            let id = entry_id(k, i);
+            assert!(entries.contains(&id), "clone {c} lacks entry {id}");
+            assert!(index.contains(&id), "clone {c} lacks the INDEX row of {id}");
+        }
+    }
+    assert_eq!(entries.matches("-clone").count(), CLONES * ENTRIES, "clone {c}");
+    assert_eq!(index.matches("-clone").count(), CLONES * ENTRIES, "clone {c}");
+
+    let confirmed_by = |vp: &str| -> Vec<String> {
+        let v: serde_json::Value =
+            serde_json::from_slice(&run(dir, &["queue", "show", vp, "--json"]).stdout)
+                .expect("queue json");
+        v["confirmed_by"]
+            .as_array()
+            .expect("confirmed_by list")
+            .iter()
+            .map(|x| x.as_str().unwrap_or("").to_string())
+            .collect()
+    };
+    for (k, vp) in OWN_VPS.iter().enumerate() {
+        let by = confirmed_by(vp);
+        assert!(
+            by.iter().any(|b| b.contains(&format!("clone{k}-task"))),
+            "clone {c}: {vp}: {by:?}"
+        );
+    }
+    let shared = confirmed_by(SHARED_VP);
+    for k in 0..CLONES {
+        assert!(
+            shared.iter().filter(|b| b.contains(&format!("clone{k}-task"))).count() == 1,
+            "clone {c}: {SHARED_VP} holds clone {k}'s confirmation once: {shared:?}"
+        );
+    }
+
+    // Every search of every clone is one event, with its task.
+    let log =
+        std::fs::read_to_string(dir.join(".agents/evolution/kb_search_log.jsonl")).expect("log");
+    for k in 0..CLONES {
+        assert_eq!(
+            log.matches(&format!("\"task\": \"clone{k}-task-")).count(),
+            SEARCHES,
+            "clone {c}: clone {k}'s searches in the log"
+        );
+    }
+    // The hit table counts every hit: the clone's own entries once per search that found
+    // them, the shared entry its baseline plus every clone's searches that returned it.
+    let stats = std::fs::read_to_string(dir.join(".agents/evolution/stats.md")).expect("stats");
+    let hits_of = |entry: &str| -> u64 {
+        let rows: Vec<&str> = stats
+            .lines()
+            .filter(|l| {
+                l.starts_with("| ")
+                    && l.split('|').nth(1).is_some_and(|e| e.trim().ends_with(entry))
+            })
+            .collect();
+        assert_eq!(rows.len(), 1, "clone {c}: one hit row for {entry}: {rows:?}");
+        rows[0].split('|').nth(2).and_then(|h| h.trim().parse().ok()).expect("hits")
+    };
+    for k in 0..CLONES {
+        for s in 0..SEARCHES {
+            assert_eq!(hits_of(&entry_id(k, s)), 1, "clone {c}: hits of {}", entry_id(k, s));
+        }
+    }
+    let shared_searches = (CLONES * SEARCHES / 2) as u64;
+    assert_eq!(hits_of(SHARED_ENTRY), SHARED_BASELINE + shared_searches, "clone {c}");
+}
+
 #[test]
 fn eight_clones_meet_through_one_remote_without_conflicts_or_lost_work() {
     let started = Instant::now();
@@ -170,6 +275,8 @@ fn eight_clones_meet_through_one_remote_without_conflicts_or_lost_work() {
     git(seed.path(), &["add", "-A"]);
     git(seed.path(), &["commit", "-qm", "sample"]);
     git(seed.path(), &["push", "-q", remote.path().to_str().expect("utf-8"), "main"]);
+    run(seed.path(), &["import"]);
+    let store = seed.path().join(".evokb");
     let clones: Vec<tempfile::TempDir> =
         (0..CLONES).map(|_| tempfile::tempdir().expect("tempdir")).collect();
     let setup = started.elapsed();
@@ -177,8 +284,8 @@ fn eight_clones_meet_through_one_remote_without_conflicts_or_lost_work() {
     let working = Instant::now();
     std::thread::scope(|s| {
         for (i, dir) in clones.iter().enumerate() {
-            let remote = remote.path();
-            s.spawn(move || work(remote, dir.path(), i));
+            let (remote, store) = (remote.path(), store.as_path());
+            s.spawn(move || work(remote, store, dir.path(), i));
         }
     });
     let worked = working.elapsed();
@@ -196,99 +303,25 @@ fn eight_clones_meet_through_one_remote_without_conflicts_or_lost_work() {
 
     // Everyone pulls the final state once more (fast-forward or nothing to do).
     let checking = Instant::now();
-    for dir in &clones {
-        git(dir.path(), &["pull", "-q", "--no-rebase", "--no-edit", "origin", "main"]);
-        run(dir.path(), &["import"]);
-    }
+    std::thread::scope(|s| {
+        for dir in &clones {
+            s.spawn(move || {
+                git(dir.path(), &["pull", "-q", "--no-rebase", "--no-edit", "origin", "main"]);
+                run(dir.path(), &["import"]);
+            });
+        }
+    });
     let heads: Vec<String> = clones
         .iter()
         .map(|d| stdout(&git(d.path(), &["rev-parse", "HEAD"])).trim().to_string())
         .collect();
     assert!(heads.iter().all(|h| *h == heads[0]), "every clone ends at one commit: {heads:?}");
-    for (c, dir) in clones.iter().enumerate() {
-        let dir = dir.path();
-        let unmerged = stdout(&git(dir, &["ls-files", "-u"]));
-        assert!(unmerged.is_empty(), "clone {c}: unmerged paths {unmerged}");
-        // `git grep` exits 1 when nothing matches, which is the outcome wanted here.
-        let managed = git_out(dir, &["grep", "-l", "-e", "^<<<<<<< ", "--", ".agents"]);
-        assert!(stdout(&managed).is_empty(), "clone {c}: conflict markers in {}", stdout(&managed));
-        let check = evokb(dir, &["render", "--check"]);
-        assert_eq!(check.status.code(), Some(0), "clone {c}: {}", stdout(&check));
-        let verify = evokb(dir, &["verify", "--json"]);
-        assert_eq!(verify.status.code(), Some(0), "clone {c}: {}", stdout(&verify));
-        let v: serde_json::Value = serde_json::from_slice(&verify.stdout).expect("verify json");
-        assert_eq!(v["problems"], serde_json::json!([]), "clone {c}");
-
-        let entries = stdout(&run(dir, &["list", "--kind", "entry"]));
-        let index = stdout(&run(dir, &["list", "--kind", "index_row"]));
-        for k in 0..CLONES {
-            for i in 0..ENTRIES {
-                let id = entry_id(k, i);
-                assert!(entries.contains(&id), "clone {c} lacks entry {id}");
-                assert!(index.contains(&id), "clone {c} lacks the INDEX row of {id}");
-            }
+    // The clones are checked at once, each on its own thread, as they worked.
+    std::thread::scope(|s| {
+        for (c, dir) in clones.iter().enumerate() {
+            s.spawn(move || check_clone(c, dir.path()));
         }
-        assert_eq!(entries.matches("-clone").count(), CLONES * ENTRIES, "clone {c}");
-        assert_eq!(index.matches("-clone").count(), CLONES * ENTRIES, "clone {c}");
-
-        let confirmed_by = |vp: &str| -> Vec<String> {
-            let v: serde_json::Value =
-                serde_json::from_slice(&run(dir, &["queue", "show", vp, "--json"]).stdout)
-                    .expect("queue json");
-            v["confirmed_by"]
-                .as_array()
-                .expect("confirmed_by list")
-                .iter()
-                .map(|x| x.as_str().unwrap_or("").to_string())
-                .collect()
-        };
-        for (k, vp) in OWN_VPS.iter().enumerate() {
-            let by = confirmed_by(vp);
-            assert!(
-                by.iter().any(|b| b.contains(&format!("clone{k}-task"))),
-                "clone {c}: {vp}: {by:?}"
-            );
-        }
-        let shared = confirmed_by(SHARED_VP);
-        for k in 0..CLONES {
-            assert!(
-                shared.iter().filter(|b| b.contains(&format!("clone{k}-task"))).count() == 1,
-                "clone {c}: {SHARED_VP} holds clone {k}'s confirmation once: {shared:?}"
-            );
-        }
-
-        // Every search of every clone is one event, with its task.
-        let log = std::fs::read_to_string(dir.join(".agents/evolution/kb_search_log.jsonl"))
-            .expect("log");
-        for k in 0..CLONES {
-            assert_eq!(
-                log.matches(&format!("\"task\": \"clone{k}-task-")).count(),
-                SEARCHES,
-                "clone {c}: clone {k}'s searches in the log"
-            );
-        }
-        // The hit table counts every hit: the clone's own entries once per search that found
-        // them, the shared entry its baseline plus every clone's searches that returned it.
-        let stats = std::fs::read_to_string(dir.join(".agents/evolution/stats.md")).expect("stats");
-        let hits_of = |entry: &str| -> u64 {
-            let rows: Vec<&str> = stats
-                .lines()
-                .filter(|l| {
-                    l.starts_with("| ")
-                        && l.split('|').nth(1).is_some_and(|e| e.trim().ends_with(entry))
-                })
-                .collect();
-            assert_eq!(rows.len(), 1, "clone {c}: one hit row for {entry}: {rows:?}");
-            rows[0].split('|').nth(2).and_then(|h| h.trim().parse().ok()).expect("hits")
-        };
-        for k in 0..CLONES {
-            for s in 0..SEARCHES {
-                assert_eq!(hits_of(&entry_id(k, s)), 1, "clone {c}: hits of {}", entry_id(k, s));
-            }
-        }
-        let shared_searches = (CLONES * SEARCHES / 2) as u64;
-        assert_eq!(hits_of(SHARED_ENTRY), SHARED_BASELINE + shared_searches, "clone {c}");
-    }
+    });
     let checked = checking.elapsed();
     eprintln!(
         "8 clones: seed {:.1}s, clone+init+import+work {:.1}s, pull+push {:.1}s (attempts per clone {attempts:?}), checks {:.1}s, total {:.1}s",

@@ -293,6 +293,14 @@ fn every_tool_works_over_stdio_and_bad_calls_are_tool_errors() {
     assert!(lint_file.contains("'nope.md' is not a file"), "{lint_file}");
     let after = server.call("get", json!({"id": "PL-mcp-added"}));
     assert_eq!(after["id"], "PL-mcp-added");
+    // A search says how many records matched in all, as `evokb search` counts them.
+    let cli = run_ok(root, &["search", "attention", "--top", "1000", "--json"]);
+    let cli: Value = serde_json::from_slice(&cli.stdout).expect("json");
+    let matched = cli["results"].as_array().expect("results").len() as u64;
+    assert!(matched > 3, "{cli}");
+    let one = server.call("search", json!({"query": "attention", "top": 1}));
+    assert_eq!(one["results"].as_array().map(Vec::len), Some(1), "{one}");
+    assert_eq!(one["total"].as_u64(), Some(matched), "{one}");
     let ping = server.request("ping", json!({}));
     assert!(ping.get("result").is_some(), "{ping}");
 }

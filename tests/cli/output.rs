@@ -82,6 +82,40 @@ fn search_offset_skips_ranks_and_only_the_page_counts_as_a_hit() {
 }
 
 #[test]
+fn search_says_how_many_of_how_many_matched() {
+    let dir = imported();
+    let d = dir.path();
+    let all = json(&ok(d, &["search", "attention", "--top", "1000", "--json"]));
+    let ids: Vec<&str> = all["results"]
+        .as_array()
+        .expect("results")
+        .iter()
+        .map(|r| r["id"].as_str().expect("id"))
+        .collect();
+    assert!(ids.len() > 10, "the sample has many attention records");
+    assert_eq!(all["total"].as_u64(), Some(ids.len() as u64), "every match was returned");
+
+    let page = json(&ok(d, &["search", "attention", "--top", "3", "--offset", "2", "--json"]));
+    assert_eq!(page["results"].as_array().map(Vec::len), Some(3));
+    assert_eq!(page["total"], all["total"], "the total does not depend on the page");
+    let text = stdout(&ok(d, &["search", "attention", "--top", "3"]));
+    assert_eq!(text.lines().last(), Some(format!("3 of {} entries", ids.len()).as_str()));
+
+    // Facets and id prefixes narrow what is counted, as they narrow what is ranked.
+    let prefixed = ids.iter().filter(|id| id.starts_with("PL-1")).count();
+    assert!(prefixed > 1 && prefixed < ids.len());
+    let narrow =
+        json(&ok(d, &["search", "attention", "--id-prefix", "PL-1", "--top", "1", "--json"]));
+    assert_eq!(narrow["total"].as_u64(), Some(prefixed as u64), "{narrow}");
+    assert!(narrow["results"][0]["id"].as_str().is_some_and(|id| id.starts_with("PL-1")));
+
+    let past = stdout(&ok(d, &["search", "attention", "--top", "5", "--offset", "995"]));
+    assert_eq!(past.lines().last(), Some(format!("0 of {} entries", ids.len()).as_str()));
+    let none = stdout(&ok(d, &["search", "zzqqxx"]));
+    assert_eq!(none.lines().last(), Some("0 of 0 entries"), "{none}");
+}
+
+#[test]
 fn json_is_compact_in_a_pipe_and_pretty_on_request_for_every_json_command() {
     let dir = imported();
     let d = dir.path();

@@ -9,17 +9,21 @@
 //!
 //! Scoring is tantivy's BM25 over one text field holding id, title and body, tokenised by
 //! [`tokenize::CjkBigramTokenizer`]; each distinct query token is a `Should` term query, and
-//! facet filters are `Must` clauses over raw keyword fields. Ties are broken by id so results
-//! are deterministic.
+//! facet filters are `Must` clauses over raw keyword fields, as are id prefixes (term ranges
+//! over the raw id, scored 0 so they leave BM25 as it is). Ties are broken by id so results
+//! are deterministic. The same query is counted as it is ranked, so a search also says how
+//! many records matched in all.
 
 pub mod tokenize;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
-use tantivy::collector::TopDocs;
+use std::ops::Bound;
+
+use tantivy::collector::{Count, TopDocs};
 use tantivy::directory::MmapDirectory;
-use tantivy::query::{BooleanQuery, Occur, Query, TermQuery};
+use tantivy::query::{BooleanQuery, ConstScoreQuery, Occur, Query, RangeQuery, TermQuery};
 use tantivy::schema::{
     Field, IndexRecordOption, Schema, TextFieldIndexing, TextOptions, Value, STORED, STRING,
 };
@@ -143,6 +147,15 @@ pub struct SearchHit {
     pub snippet: String,
 }
 
+/// What a search found: the best hits, and how many records matched the query in all.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SearchResults {
+    /// At most [`SearchQuery::top`] hits, best first.
+    pub hits: Vec<SearchHit>,
+    /// The records matching the query and its filters, of which `hits` are the best.
+    pub total: usize,
+}
+
 /// An open search index.
 pub struct SearchIndex {
     index: Index,
@@ -251,12 +264,12 @@ impl SearchIndex {
     }
 
     /// Runs a search.
-    pub fn search(&self, q: &SearchQuery) -> Result<Vec<SearchHit>, SearchError> {
+    pub fn search(&self, q: &SearchQuery) -> Result<SearchResults, SearchError> {
         let err = |source| SearchError::Index { dir: self.dir.clone(), source };
         let f = self.fields;
         let tokens = Self::query_tokens(&q.text);
         if tokens.is_empty() || q.top == 0 {
-            return Ok(Vec::new());
+            return Ok(SearchResults { hits: Vec::new(), total: 0 });
         }
         let text: Vec<(Occur, Box<dyn Query>)> = tokens
             .iter()
@@ -285,6 +298,23 @@ impl SearchIndex {
                 .collect();
             must.push((Occur::Must, Box::new(BooleanQuery::new(any))));
         }
+        // An empty prefix admits every id, so it needs no clause.
+        if !q.id_prefixes.is_empty() && q.id_prefixes.iter().all(|p| !p.is_empty()) {
+            let any: Vec<(Occur, Box<dyn Query>)> = q
+                .id_prefixes
+                .iter()
+                .map(|p| {
+                    let upper = match prefix_successor(p) {
+                        Some(u) => Bound::Excluded(Term::from_field_text(f.id, &u)),
+                        None => Bound::Unbounded,
+                    };
+                    let range =
+                        RangeQuery::new(Bound::Included(Term::from_field_text(f.id, p)), upper);
+                    (Occur::Should, Box::new(ConstScoreQuery::new(Box::new(range), 0.0)) as _)
+                })
+                .collect();
+            must.push((Occur::Must, Box::new(BooleanQuery::new(any))));
+        }
         let query = BooleanQuery::new(must);
         let reader = match &self.reader {
             Some(reader) => reader.clone(),
@@ -293,8 +323,9 @@ impl SearchIndex {
         let searcher = reader.searcher();
         // Fetch extra so ties at the cut are broken by id, not by segment order.
         let want = q.top + 32;
-        let top =
-            searcher.search(&query, &TopDocs::with_limit(want).order_by_score()).map_err(err)?;
+        let (total, top) = searcher
+            .search(&query, &(Count, TopDocs::with_limit(want).order_by_score()))
+            .map_err(err)?;
         let mut hits = Vec::with_capacity(top.len());
         for (score, addr) in top {
             let d: TantivyDocument = searcher.doc(addr).map_err(err)?;
@@ -302,11 +333,6 @@ impl SearchIndex {
                 d.get_first(field).and_then(|v| v.as_str()).unwrap_or("").to_string()
             };
             let id = get(f.id);
-            if !q.id_prefixes.is_empty()
-                && !q.id_prefixes.iter().any(|p| id.starts_with(p.as_str()))
-            {
-                continue;
-            }
             let facets: BTreeMap<String, String> =
                 serde_json::from_str(&get(f.facets_json)).unwrap_or_default();
             hits.push(SearchHit {
@@ -321,8 +347,26 @@ impl SearchIndex {
         }
         hits.sort_by(|a, b| b.score.total_cmp(&a.score).then_with(|| a.id.cmp(&b.id)));
         hits.truncate(q.top);
-        Ok(hits)
+        Ok(SearchResults { hits, total })
     }
+}
+
+/// The least string above every string that starts with `prefix` (its last character that can
+/// be, incremented, what follows it dropped), `None` when there is none. UTF-8 bytes sort as
+/// code points do, so `[prefix, successor)` is exactly the ids starting with `prefix`.
+fn prefix_successor(prefix: &str) -> Option<String> {
+    let mut chars: Vec<char> = prefix.chars().collect();
+    while let Some(c) = chars.pop() {
+        let next = match c {
+            '\u{D7FF}' => Some('\u{E000}'),
+            c => char::from_u32(u32::from(c) + 1),
+        };
+        if let Some(n) = next {
+            chars.push(n);
+            return Some(chars.into_iter().collect());
+        }
+    }
+    None
 }
 
 /// A reader over the index's last commit, opening every segment's files.
@@ -345,6 +389,22 @@ pub fn snippet(body: &str, tokens: &[String]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_prefix_successor_bounds_exactly_the_strings_with_the_prefix() {
+        assert_eq!(prefix_successor("PL-1."), Some("PL-1/".to_string()));
+        assert_eq!(prefix_successor("a\u{D7FF}"), Some("a\u{E000}".to_string()));
+        assert_eq!(prefix_successor("a\u{10FFFF}"), Some("b".to_string()));
+        assert_eq!(prefix_successor("\u{10FFFF}"), None);
+        let upper = prefix_successor("TRAP-").expect("bounded");
+        for (id, inside) in
+            [("TRAP-", true), ("TRAP-x\u{10FFFF}", true), ("TRAP.", false), ("TRAO-z", false)]
+        {
+            let within = id >= "TRAP-" && id < upper.as_str();
+            assert_eq!(within, inside, "{id}");
+            assert_eq!(id.starts_with("TRAP-"), inside, "{id}");
+        }
+    }
 
     #[test]
     fn snippets_prefer_lines_with_query_tokens() {

@@ -1,0 +1,325 @@
+//! The published JSON Schemas (`schemas/<command>.schema.json`, issue 11): every command with
+//! `--json` has one, and the real output of each command (each of its shapes) on the bundled
+//! sample validates against it. Each document is also broken (a required key removed) and
+//! must then be refused, so no schema passes by accepting anything.
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+use crate::support::*;
+
+fn data(rel: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data").join(rel)
+}
+
+fn schema_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("schemas")
+}
+
+/// The validator of `schemas/NAME.schema.json`; building it checks the schema against the
+/// draft 2020-12 meta-schema.
+fn validator(name: &str) -> jsonschema::Validator {
+    let path = schema_dir().join(format!("{name}.schema.json"));
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let schema: Value = serde_json::from_str(&text).expect("the schema is JSON");
+    assert_eq!(
+        schema["$schema"], "https://json-schema.org/draft/2020-12/schema",
+        "{name}: draft 2020-12"
+    );
+    jsonschema::draft202012::new(&schema).unwrap_or_else(|e| panic!("{name}: invalid schema: {e}"))
+}
+
+/// The sample with a store, the model-iteration fixture and the timelines imported; returns
+/// the `import --json` document too.
+fn loaded() -> (tempfile::TempDir, Value) {
+    let kb = sample();
+    assert!(evokb(kb.path(), &["init"]).status.success());
+    let import = evokb(kb.path(), &["import", "--json"]);
+    assert!(import.status.success(), "{}", stderr(&import));
+    let import: Value = serde_json::from_slice(&import.stdout).expect("import --json");
+    let reg = data("model-iteration/results/error_registry.jsonl");
+    let log = data("model-iteration/results/iteration_log.jsonl");
+    let tl = data("timelines");
+    for args in [
+        vec!["errors", "import", reg.to_str().expect("utf-8")],
+        vec!["rounds", "import", log.to_str().expect("utf-8")],
+        vec!["timeline", "import", tl.to_str().expect("utf-8")],
+    ] {
+        let out = evokb(kb.path(), &args);
+        assert!(out.status.success(), "{}", stderr(&out));
+    }
+    (kb, import)
+}
+
+/// `doc` with one required key gone: the first key of an object, or of an array's first row
+/// (an empty array gets a row with no keys). Every shape's first key is a required one.
+fn broken(doc: &Value) -> Value {
+    let mut doc = doc.clone();
+    let target = match &mut doc {
+        Value::Array(rows) if rows.is_empty() => {
+            rows.push(serde_json::json!({}));
+            return doc;
+        }
+        Value::Array(rows) => &mut rows[0],
+        other => other,
+    };
+    let map = target.as_object_mut().expect("an object or an array of objects");
+    let first = map.keys().next().cloned().expect("a key to remove");
+    map.remove(&first);
+    doc
+}
+
+/// The subcommand paths whose help lists `--json`, found by walking `evokb --help`.
+fn commands_with_json(dir: &Path) -> BTreeSet<String> {
+    fn subcommands(help: &str) -> Vec<String> {
+        let mut out = Vec::new();
+        let mut inside = false;
+        for line in help.lines() {
+            if line.starts_with("Commands:") {
+                inside = true;
+            } else if inside && line.trim().is_empty() {
+                break;
+            } else if inside {
+                if let Some(word) = line.split_whitespace().next() {
+                    if word != "help" {
+                        out.push(word.to_string());
+                    }
+                }
+            }
+        }
+        out
+    }
+    let mut found = BTreeSet::new();
+    let mut todo: Vec<Vec<String>> = vec![Vec::new()];
+    while let Some(path) = todo.pop() {
+        let mut args: Vec<&str> = path.iter().map(String::as_str).collect();
+        args.push("--help");
+        let help = stdout(&evokb(dir, &args));
+        let takes_json = help.lines().any(|l| l.trim_start().starts_with("--json"));
+        if takes_json && !path.is_empty() {
+            found.insert(path.join(" "));
+        }
+        for sub in subcommands(&help) {
+            let mut next = path.clone();
+            next.push(sub);
+            todo.push(next);
+        }
+    }
+    found
+}
+
+#[test]
+fn every_json_output_validates_against_its_published_schema_and_a_broken_one_does_not() {
+    let (kb, import) = loaded();
+    let d = kb.path();
+    let s = |p: &Path| p.to_str().expect("utf-8").to_string();
+    let map = d.join("map.json");
+    std::fs::write(
+        &map,
+        r#"[{"entry": "TRAP-fp16-opmath-golden", "pattern": "travel_agent_vs_ct", "round": "R1"},
+            {"entry": "PL-1.17-subfp32-fp32-transit", "verdict": "precision", "merged_at": "2026-09-01T00:00:00Z"}]"#,
+    )
+    .expect("write the mapping");
+    let task_dir = data("timelines/rmsnorm-_rms_fwd_kernel-20260905T101420Z");
+    let export_dir = d.join("exported");
+    let stamp = "tilelang 0.1.2+4515de8 + CANN 8.5.0";
+
+    // (schema, the command's path, its arguments). `render --check` runs before and after a
+    // render, so both the differing and the matching shape are checked.
+    let cases: Vec<(&str, &str, Vec<String>)> = vec![
+        ("import-check", "import", vec!["import".into(), "--check".into()]),
+        ("render-check", "render", vec!["render".into(), "--check".into()]),
+        ("verify", "verify", vec!["verify".into()]),
+        ("get", "get", vec!["get".into(), "PL-1.6-copy-floor".into()]),
+        ("get", "get", vec!["get".into(), "VP-2026-0003".into()]),
+        ("list", "list", vec!["list".into()]),
+        ("list", "list", vec!["list".into(), "--kind".into(), "repro".into()]),
+        ("query", "query", vec!["query".into(), "--family".into(), "attention".into()]),
+        ("query", "query", vec!["query".into(), "--family".into(), "nothing-at-all".into()]),
+        ("search", "search", vec!["search".into(), "attention".into(), "块宽".into()]),
+        (
+            "search",
+            "search",
+            vec!["search".into(), "attention".into(), "--offset".into(), "3".into()],
+        ),
+        ("search-index", "search", vec!["search".into(), "--index".into()]),
+        ("similar", "similar", vec!["similar".into(), "copy".into(), "floor".into()]),
+        ("lint", "lint", vec!["lint".into()]),
+        ("budget", "budget", vec!["budget".into()]),
+        ("stale", "stale", vec!["stale".into(), "--stamp".into(), stamp.into()]),
+        (
+            "stale",
+            "stale",
+            vec!["stale".into(), "--stamp".into(), stamp.into(), "--include-unknown".into()],
+        ),
+        ("doctor", "doctor", vec!["doctor".into()]),
+        ("queue-show", "queue show", vec!["queue".into(), "show".into(), "VP-2026-0003".into()]),
+        (
+            "queue-due",
+            "queue due",
+            vec!["queue".into(), "due".into(), "--today".into(), "2027-01-01".into()],
+        ),
+        ("report", "report", vec!["report".into(), "--task".into(), "manual".into()]),
+        ("report-round", "report round", vec!["report".into(), "round".into(), "R2".into()]),
+        ("stats-hits", "stats hits", vec!["stats".into(), "hits".into()]),
+        ("stats-metrics", "stats metrics", vec!["stats".into(), "metrics".into()]),
+        ("stats-transitions", "stats transitions", vec!["stats".into(), "transitions".into()]),
+        (
+            "stats-transitions",
+            "stats transitions",
+            vec!["stats".into(), "transitions".into(), "--cases".into()],
+        ),
+        (
+            "stats-transitions",
+            "stats transitions",
+            vec!["stats".into(), "transitions".into(), "--by".into(), "subset".into()],
+        ),
+        (
+            "stats-transitions",
+            "stats transitions",
+            vec!["stats".into(), "transitions".into(), "--by".into(), "pattern".into()],
+        ),
+        ("stats-recurrence", "stats recurrence", vec!["stats".into(), "recurrence".into()]),
+        (
+            "stats-recurrence",
+            "stats recurrence",
+            vec!["stats".into(), "recurrence".into(), "--after".into(), "fix".into()],
+        ),
+        (
+            "stats-recurrence",
+            "stats recurrence",
+            vec!["stats".into(), "recurrence".into(), "--after".into(), "injection".into()],
+        ),
+        (
+            "stats-recurrence",
+            "stats recurrence",
+            vec![
+                "stats".into(),
+                "recurrence".into(),
+                "--after".into(),
+                "injection".into(),
+                "--map".into(),
+                s(&map),
+            ],
+        ),
+        (
+            "stats-recurrence",
+            "stats recurrence",
+            vec!["stats".into(), "recurrence".into(), "--by".into(), "subset".into()],
+        ),
+        (
+            "stats-recurrence",
+            "stats recurrence",
+            vec!["stats".into(), "recurrence".into(), "--by".into(), "pattern".into()],
+        ),
+        (
+            "stats-recurrence",
+            "stats recurrence",
+            vec![
+                "stats".into(),
+                "recurrence".into(),
+                "--after".into(),
+                "fix".into(),
+                "--by".into(),
+                "pattern".into(),
+            ],
+        ),
+        (
+            "stats-recurrence",
+            "stats recurrence",
+            vec![
+                "stats".into(),
+                "recurrence".into(),
+                "--after".into(),
+                "injection".into(),
+                "--by".into(),
+                "subset".into(),
+            ],
+        ),
+        (
+            "stats-recurrence",
+            "stats recurrence",
+            vec![
+                "stats".into(),
+                "recurrence".into(),
+                "--after".into(),
+                "injection".into(),
+                "--by".into(),
+                "pattern".into(),
+            ],
+        ),
+        (
+            "timeline-summary",
+            "timeline summary",
+            vec![
+                "timeline".into(),
+                "summary".into(),
+                "--task".into(),
+                "rmsnorm-_rms_fwd_kernel-20260905T101420Z".into(),
+            ],
+        ),
+        (
+            "timeline-summary",
+            "timeline summary",
+            vec!["timeline".into(), "summary".into(), "--dir".into(), s(&task_dir)],
+        ),
+        (
+            "timeline-summary",
+            "timeline summary",
+            vec!["timeline".into(), "summary".into(), "--task".into(), "no-such-task".into()],
+        ),
+        (
+            "export",
+            "export",
+            vec!["export".into(), "--format".into(), "csv".into(), s(&export_dir)],
+        ),
+        ("render-check", "render", vec!["render".into(), "--check".into()]),
+    ];
+
+    let mut checked: Vec<(&str, Value)> = vec![("import", import)];
+    for (i, (name, _, args)) in cases.iter().enumerate() {
+        if i == cases.len() - 1 {
+            // The last check is of a knowledge base that matches its store.
+            let out = evokb(d, &["render"]);
+            assert!(out.status.success(), "{}", stderr(&out));
+        }
+        let mut args: Vec<&str> = args.iter().map(String::as_str).collect();
+        args.push("--json");
+        let out = evokb(d, &args);
+        // `lint`, `doctor` and `render --check` exit 1 on what they find; the JSON is printed.
+        assert!(matches!(out.status.code(), Some(0 | 1)), "{args:?}: {}", stderr(&out));
+        let doc: Value = serde_json::from_slice(&out.stdout)
+            .unwrap_or_else(|e| panic!("{args:?} prints JSON: {e}: {}", stdout(&out)));
+        checked.push((name, doc));
+    }
+    // Both render --check shapes were seen.
+    let render_ok: Vec<bool> = checked
+        .iter()
+        .filter(|(n, _)| *n == "render-check")
+        .map(|(_, d)| d["ok"].as_bool().expect("ok"))
+        .collect();
+    assert_eq!(render_ok, [false, true], "the stats.md rows differ until rendered");
+
+    for (name, doc) in &checked {
+        let v = validator(name);
+        let errors: Vec<String> =
+            v.iter_errors(doc).map(|e| format!("{} at {}", e, e.instance_path())).collect();
+        assert!(errors.is_empty(), "{name}: the real output does not validate: {errors:?}\n{doc}");
+        let bad = broken(doc);
+        assert!(!v.is_valid(&bad), "{name}: a document without a required key passes: {bad}");
+    }
+
+    // Every schema file is used, and every command that takes --json has its schema.
+    let used: BTreeSet<String> = checked.iter().map(|(n, _)| n.to_string()).collect();
+    let files: BTreeSet<String> = std::fs::read_dir(schema_dir())
+        .expect("schemas/")
+        .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
+        .map(|f| f.strip_suffix(".schema.json").map(str::to_string).unwrap_or(f))
+        .collect();
+    assert_eq!(used, files, "schemas/ holds exactly the schemas this test validates");
+    let mut covered: BTreeSet<String> = cases.iter().map(|(_, c, _)| c.to_string()).collect();
+    covered.insert("import".into());
+    assert_eq!(commands_with_json(d), covered, "every command with --json is validated");
+}
