@@ -644,9 +644,20 @@ fn describe_damage(path: &Path, finding: &str) -> String {
     format!("{finding}; {tables}")
 }
 
+/// The most memory redb's page cache of one handle holds. redb's default (1 GiB, half of it
+/// for a write transaction's pages) made every whole-store pass pay for fresh memory: a
+/// `verify` at 100k entries filled 1 GB of cache with pages it read once, and the kernel's
+/// page zeroing was a third of its time; a facet query spent as much zeroing cache pages as
+/// reading them. With 64 MiB the branch pages of every table and the pages a one-record
+/// write touches still fit, and memory is reused (measured at 100k entries, release build:
+/// verify 7.9 → 5.1 s CPU and 1.05 GB → 0.70 GB; a fresh import 1.27 GB → 0.84 GB peak for
+/// about 10% more CPU).
+pub const CACHE_BYTES: usize = 64 << 20;
+
 fn builder() -> redb::Builder {
     let mut builder = redb::Builder::new();
     builder.set_concurrency_mode(redb::ConcurrencyMode::MultiWriter);
+    builder.set_cache_size(CACHE_BYTES);
     builder
 }
 
