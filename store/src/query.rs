@@ -166,7 +166,7 @@ fn entry_rows<R: std::borrow::Borrow<Record>>(
                 let Some(rec) = get(h)? else { continue };
                 let rec: &Record = rec.borrow();
                 if indexer.queryable(rec.kind) {
-                    if let Some(row) = indexer.query_row(&rec, line) {
+                    if let Some(row) = indexer.query_row(rec, line) {
                         out.push((*h, row));
                     }
                 }
