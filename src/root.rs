@@ -3,7 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
-use evokb_store::{store_dir, Store, DB_FILE};
+use evokb_store::{store_dir, Store, DB_FILE, DEFAULT_CACHE_BYTES};
 
 use crate::error::{CmdResult, CommandError, ErrorKind};
 
@@ -40,7 +40,14 @@ pub fn find(root: Option<&Path>) -> CmdResult<PathBuf> {
 /// check unless the file is unchanged since a checked handle closed it): a store that fails
 /// is refused (exit 5) before anything can be written into it.
 pub fn open(root: &Path) -> CmdResult<Store> {
-    let mut store = open_unchecked(root)?;
+    open_with_cache(root, DEFAULT_CACHE_BYTES)
+}
+
+/// [`open`] with a page cache of at most `cache_bytes`, for a command that reads or writes
+/// each page once (see [`Store::open_with_cache`]).
+pub fn open_with_cache(root: &Path, cache_bytes: usize) -> CmdResult<Store> {
+    let mut store =
+        with_lock_timeout(Store::open_with_cache(&store_dir(root), indexer(root)?, cache_bytes)?)?;
     store.ensure_checked()?;
     Ok(store)
 }
@@ -74,9 +81,14 @@ pub fn with_lock_timeout(mut store: Store) -> CmdResult<Store> {
 /// file (a read-write handle in multi-writer mode syncs the file when it closes). Falls back to
 /// a read-write open when the store needs recovery after a crash.
 pub fn open_for_reading(root: &Path) -> CmdResult<Store> {
-    match Store::open_read_only(&store_dir(root), indexer(root)?) {
+    open_for_reading_with_cache(root, DEFAULT_CACHE_BYTES)
+}
+
+/// [`open_for_reading`] with a page cache of at most `cache_bytes`.
+pub fn open_for_reading_with_cache(root: &Path, cache_bytes: usize) -> CmdResult<Store> {
+    match Store::open_read_only_with_cache(&store_dir(root), indexer(root)?, cache_bytes) {
         Ok(store) => Ok(store),
-        Err(_) => open(root),
+        Err(_) => open_with_cache(root, cache_bytes),
     }
 }
 

@@ -120,6 +120,11 @@ impl CaseTable {
         self.pattern[c]
     }
 
+    /// Case `c`'s gold label as a dictionary number.
+    pub(crate) fn gold_id(&self, c: usize) -> Option<u32> {
+        self.gold[c]
+    }
+
     /// The text of a dictionary number.
     pub(crate) fn word_text(&self, id: u32) -> Option<&str> {
         self.word(Some(id))

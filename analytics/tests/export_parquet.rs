@@ -9,6 +9,7 @@ use std::fs::File;
 
 use evokb_analytics::export::{export, EntryFacets, ExportFormat, ExportInput, SearchHits};
 use evokb_analytics::figures::recurrence;
+use evokb_analytics::model::{ErrorCase, KeySource};
 use evokb_analytics::table::CaseTable;
 use parquet::basic::{LogicalType, Type as Physical};
 use parquet::file::reader::{FileReader, SerializedFileReader};
@@ -151,4 +152,128 @@ fn csv_has_the_same_rows() {
         hits.lines().nth(1),
         Some("0,2026-09-10T08:00:00Z,2026-09-10T08:00:00Z,t1,1,TRAP-a")
     );
+}
+
+/// One row of `cases`: case_hash, round, round_seq, failed, pattern, subset, gold, query.
+type CaseRowValues =
+    (String, String, i32, bool, Option<String>, Option<String>, Option<String>, Option<String>);
+
+fn opt_str(f: &Field) -> Option<String> {
+    match f {
+        Field::Str(s) => Some(s.clone()),
+        Field::Null => None,
+        other => panic!("expected a string or null, got {other:?}"),
+    }
+}
+
+/// A registry of `n` cases over 50 rounds with gaps, failures and every kind of absent value.
+fn synthetic_cases(n: usize) -> Vec<ErrorCase> {
+    let rounds: Vec<String> = (0..50).map(|r| format!("R{r}")).collect();
+    (0..n)
+        .map(|i| {
+            let evaluated: Vec<String> = rounds
+                .iter()
+                .enumerate()
+                .filter(|(r, _)| (i + r) % 7 != 0)
+                .map(|(_, name)| name.clone())
+                .collect();
+            let failed_rounds = evaluated
+                .iter()
+                .enumerate()
+                .filter(|(k, _)| (i * 3 + k) % 5 == 0)
+                .map(|(_, name)| name.clone())
+                .collect();
+            ErrorCase {
+                case_hash: format!("{:016x}", (i as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15)),
+                key_source: KeySource::CaseHashField,
+                key_algo_version: 0,
+                query: (i % 11 != 0).then(|| format!("把空调调到24度 #{i}")),
+                gold: (i % 13 != 0).then(|| ["Travel", "Music"][i % 2].to_string()),
+                subset: (i % 17 != 0).then(|| "大盘车载".to_string()),
+                pattern: (i % 19 != 0)
+                    .then(|| ["nav_agent_vs_ct", "weather_city_slot", "negation_ignored"][i % 3])
+                    .map(str::to_string),
+                evaluated,
+                failed_rounds,
+                raw: String::new(),
+            }
+        })
+        .collect()
+}
+
+#[test]
+fn parquet_cases_are_the_registry_row_by_row_across_row_groups() {
+    let cases = synthetic_cases(6_500);
+    let table = CaseTable::new(&cases, &[]);
+    let input = ExportInput { table: &table, tasks: &[], searches: &[], entries: &[] };
+    let dir = tempfile::tempdir().expect("tempdir");
+    let written = export(dir.path(), ExportFormat::Parquet, &input).expect("export");
+
+    // The expected rows straight from the cases: one per evaluated round, in round order.
+    let order = table.order();
+    let mut want: Vec<CaseRowValues> = Vec::new();
+    for c in &cases {
+        for (seq, round) in order.iter().enumerate() {
+            let failed = c.failed_rounds.contains(round);
+            if !failed && !c.evaluated.contains(round) {
+                continue;
+            }
+            want.push((
+                c.case_hash.clone(),
+                round.clone(),
+                i32::try_from(seq).expect("seq"),
+                failed,
+                c.pattern.clone(),
+                c.subset.clone(),
+                c.gold.clone(),
+                c.query.clone(),
+            ));
+        }
+    }
+    assert!(want.len() > evokb_analytics::export::ROW_GROUP_ROWS, "spans row groups");
+    assert_eq!(written[0].rows as usize, want.len());
+
+    let path = dir.path().join("cases.parquet");
+    let reader = SerializedFileReader::new(File::open(&path).expect("open")).expect("parquet");
+    let meta = reader.metadata();
+    assert!(meta.num_row_groups() >= 2);
+    // Plain Parquet strings, no arrow schema for readers to turn into dictionary types.
+    let kv = meta.file_metadata().key_value_metadata();
+    assert!(kv.is_none_or(|kv| kv.iter().all(|e| e.key != "ARROW:schema")), "{kv:?}");
+    for col in meta.file_metadata().schema_descr().columns() {
+        if !matches!(col.name(), "round_seq" | "failed") {
+            assert_eq!(col.physical_type(), Physical::BYTE_ARRAY, "{}", col.name());
+            assert_eq!(col.logical_type_ref(), Some(&LogicalType::String), "{}", col.name());
+        }
+    }
+    // case_hash keeps its min/max (row groups cover key ranges); pattern has none.
+    let first_group = meta.row_group(0);
+    assert!(first_group.column(0).statistics().is_some_and(|s| s.min_bytes_opt().is_some()));
+    assert!(first_group.column(4).statistics().is_none_or(|s| s.min_bytes_opt().is_none()));
+
+    let got: Vec<CaseRowValues> = reader
+        .get_row_iter(None)
+        .expect("rows")
+        .map(|r| {
+            let row = r.expect("row");
+            let Field::Str(hash) = field(&row, "case_hash") else { panic!("case_hash") };
+            let Field::Str(round) = field(&row, "round") else { panic!("round") };
+            let Field::Int(seq) = field(&row, "round_seq") else { panic!("round_seq") };
+            let Field::Bool(failed) = field(&row, "failed") else { panic!("failed") };
+            (
+                hash.clone(),
+                round.clone(),
+                *seq,
+                *failed,
+                opt_str(field(&row, "pattern")),
+                opt_str(field(&row, "subset")),
+                opt_str(field(&row, "gold")),
+                opt_str(field(&row, "query")),
+            )
+        })
+        .collect();
+    assert_eq!(got.len(), want.len());
+    for (i, (g, w)) in got.iter().zip(&want).enumerate() {
+        assert_eq!(g, w, "row {i}");
+    }
 }

@@ -87,6 +87,16 @@ pub const DB_FILE: &str = "evokb.redb";
 /// How long a writer waits for another process's write transaction by default.
 pub const DEFAULT_LOCK_WAIT: Duration = Duration::from_secs(30);
 
+/// The most memory redb's page cache of one handle holds unless the opener asks for another
+/// size ([`Store::open_with_cache`]). redb's own default (1 GiB, half of it for a write
+/// transaction's pages) made every whole-store pass pay for fresh memory: a `verify` at 100k
+/// entries filled 1 GB of cache with pages it read once, and the kernel's page zeroing was a
+/// third of its time; a facet query spent as much zeroing cache pages as reading them. With
+/// 64 MiB the branch pages of every table and the pages a one-record write touches still fit,
+/// and memory is reused (measured at 100k entries, release build: verify 7.9 → 5.1 s CPU and
+/// 1.05 GB → 0.70 GB; a fresh import 1.27 GB → 0.84 GB peak for about 10% more CPU).
+pub const DEFAULT_CACHE_BYTES: usize = 64 << 20;
+
 /// An open store.
 pub struct Store {
     db: Handle,
@@ -267,7 +277,7 @@ impl Store {
             std::fs::write(&ignore, "*\n")
                 .map_err(|source| OpenError::Io { path: ignore.clone(), source })?;
         }
-        let db = builder()
+        let db = builder(DEFAULT_CACHE_BYTES)
             .create(&path)
             .map_err(|source| OpenError::Database { path: path.clone(), source })?;
         let store = Store {
@@ -291,6 +301,17 @@ impl Store {
     /// redb trusts the file on open and may panic on a page damaged outside redb; such a
     /// panic is caught here and reported as [`StoreError::Damaged`].
     pub fn open(dir: &Path, indexer: Arc<dyn Indexer>) -> Result<Store, OpenError> {
+        Store::open_with_cache(dir, indexer, DEFAULT_CACHE_BYTES)
+    }
+
+    /// [`Store::open`] with a page cache of at most `cache_bytes` (see
+    /// [`DEFAULT_CACHE_BYTES`]), for a command that reads or writes each page once and would
+    /// only fill a larger cache with copies it never reads again.
+    pub fn open_with_cache(
+        dir: &Path,
+        indexer: Arc<dyn Indexer>,
+        cache_bytes: usize,
+    ) -> Result<Store, OpenError> {
         let path = dir.join(DB_FILE);
         if !path.is_file() {
             return Err(OpenError::NotFound { path: dir.into() });
@@ -298,7 +319,8 @@ impl Store {
         let opened_stamp = file_stamp(&path);
         let found_header = read_prefix(&path, HEADER_KEEP);
         let opened = catch_damage(&path, || {
-            let db = builder().open(&path).map_err(|source| open_error(&path, source))?;
+            let db =
+                builder(cache_bytes).open(&path).map_err(|source| open_error(&path, source))?;
             let store = Store {
                 indexer: indexer.clone(),
                 db: Handle::ReadWrite(db),
@@ -322,12 +344,24 @@ impl Store {
     /// writers in other processes and never writes to it; [`Store::write`] fails. A store that
     /// needs recovery after a crash cannot be opened this way: use [`Store::open`].
     pub fn open_read_only(dir: &Path, indexer: Arc<dyn Indexer>) -> Result<Store, OpenError> {
+        Store::open_read_only_with_cache(dir, indexer, DEFAULT_CACHE_BYTES)
+    }
+
+    /// [`Store::open_read_only`] with a page cache of at most `cache_bytes` (see
+    /// [`Store::open_with_cache`]).
+    pub fn open_read_only_with_cache(
+        dir: &Path,
+        indexer: Arc<dyn Indexer>,
+        cache_bytes: usize,
+    ) -> Result<Store, OpenError> {
         let path = dir.join(DB_FILE);
         if !path.is_file() {
             return Err(OpenError::NotFound { path: dir.into() });
         }
         catch_damage(&path, || {
-            let db = builder().open_read_only(&path).map_err(|source| open_error(&path, source))?;
+            let db = builder(cache_bytes)
+                .open_read_only(&path)
+                .map_err(|source| open_error(&path, source))?;
             let store = Store {
                 indexer: indexer.clone(),
                 db: Handle::ReadOnly(db),
@@ -610,7 +644,9 @@ type Probe<'a> = dyn Fn() -> Result<(), StoreError> + 'a;
 /// redb counted as a failed read).
 fn describe_damage(path: &Path, finding: &str) -> String {
     use std::panic::{catch_unwind, AssertUnwindSafe};
-    let opened = catch_unwind(|| builder().open_read_only(path).map_err(|e| e.to_string()));
+    let opened = catch_unwind(|| {
+        builder(DEFAULT_CACHE_BYTES).open_read_only(path).map_err(|e| e.to_string())
+    });
     let tables = match opened {
         Ok(Ok(db)) => match db.begin_read() {
             Ok(txn) => {
@@ -644,20 +680,10 @@ fn describe_damage(path: &Path, finding: &str) -> String {
     format!("{finding}; {tables}")
 }
 
-/// The most memory redb's page cache of one handle holds. redb's default (1 GiB, half of it
-/// for a write transaction's pages) made every whole-store pass pay for fresh memory: a
-/// `verify` at 100k entries filled 1 GB of cache with pages it read once, and the kernel's
-/// page zeroing was a third of its time; a facet query spent as much zeroing cache pages as
-/// reading them. With 64 MiB the branch pages of every table and the pages a one-record
-/// write touches still fit, and memory is reused (measured at 100k entries, release build:
-/// verify 7.9 → 5.1 s CPU and 1.05 GB → 0.70 GB; a fresh import 1.27 GB → 0.84 GB peak for
-/// about 10% more CPU).
-pub const CACHE_BYTES: usize = 64 << 20;
-
-fn builder() -> redb::Builder {
+fn builder(cache_bytes: usize) -> redb::Builder {
     let mut builder = redb::Builder::new();
     builder.set_concurrency_mode(redb::ConcurrencyMode::MultiWriter);
-    builder.set_cache_size(CACHE_BYTES);
+    builder.set_cache_size(cache_bytes);
     builder
 }
 
@@ -1599,6 +1625,29 @@ mod tests {
         drop(s);
         let mut s = Store::open(dir.path(), Arc::new(crate::NoIndex))?;
         assert_eq!(s.ensure_checked()?, CheckOutcome::Unchanged);
+        Ok(())
+    }
+
+    #[test]
+    fn a_page_cache_smaller_than_the_values_still_writes_and_reads_them_whole(
+    ) -> Result<(), Box<dyn std::error::Error>> {
+        const BIG: Collection = Collection::new("coll.cache_test");
+        let dir = tempfile::tempdir()?;
+        drop(Store::create(dir.path(), Arc::new(crate::NoIndex))?);
+        // Four values of 1 MiB through a 256 KiB cache: the write buffer holds none of them
+        // whole, and a read cannot keep what it read.
+        let values: Vec<String> = (0..4).map(|i| format!("{i}").repeat(1 << 20)).collect();
+        let store = Store::open_with_cache(dir.path(), Arc::new(crate::NoIndex), 256 << 10)?;
+        let mut w = store.write()?;
+        for (i, v) in values.iter().enumerate() {
+            w.put_item(BIG, &[u8::try_from(i)?], v)?;
+        }
+        w.commit()?;
+        drop(store);
+        let ro = Store::open_read_only_with_cache(dir.path(), Arc::new(crate::NoIndex), 256 << 10)?;
+        let back: Vec<String> =
+            ro.read()?.items::<String>(BIG)?.into_iter().map(|(_, v)| v).collect();
+        assert_eq!(back, values);
         Ok(())
     }
 

@@ -45,7 +45,7 @@ mod tally;
 
 pub use db::{
     store_dir, CheckOutcome, Collection, IndexRebuild, ReadTxn, SearchOutcome, Store, WriteTxn,
-    DB_FILE, DEFAULT_LOCK_WAIT, STORE_FORMAT,
+    DB_FILE, DEFAULT_CACHE_BYTES, DEFAULT_LOCK_WAIT, STORE_FORMAT,
 };
 pub use error::{BusyError, Error, OpenError, StoreError};
 pub use filestate::FileStat;
