@@ -7,8 +7,10 @@
 #   CASES=100000 ROUNDS=20 scripts/scale-analytics.sh
 #   WORK=/tmp/evokb-scale KEEP=1 scripts/scale-analytics.sh   # reuse/keep registry and store
 #   CSV=1 scripts/scale-analytics.sh                           # also time the CSV export
+#   EVOKB=/tmp/evokb-before scripts/scale-analytics.sh         # time that binary, no build
 #
-# Needs GNU time (/usr/bin/time, Debian package `time`). Builds the release binary with -j2.
+# Needs GNU time (/usr/bin/time, Debian package `time`). Builds the release binary with -j2
+# unless EVOKB names one.
 # Each command runs once (the numbers are whole-process wall time, CPU time (user + system) and
 # maximum resident set size as /usr/bin/time -v reports them) and the table goes to stdout. On a
 # shared machine the wall time includes waiting for a CPU; the CPU column does not.
@@ -24,9 +26,11 @@ if [[ -z "${WORK:-}" ]]; then
 fi
 mkdir -p "$WORK"
 
-echo "== building (cargo build --release -j2)" >&2
-(cd "$ROOT" && cargo build --release -j2 --quiet)
-EVOKB=${CARGO_TARGET_DIR:-$ROOT/target}/release/evokb
+if [[ -z "${EVOKB:-}" ]]; then
+    echo "== building (cargo build --release -j2)" >&2
+    (cd "$ROOT" && cargo build --release -j2 --quiet)
+    EVOKB=${CARGO_TARGET_DIR:-$ROOT/target}/release/evokb
+fi
 
 REG=$WORK/data/results/error_registry.jsonl
 LOG=$WORK/data/results/iteration_log.jsonl
@@ -41,7 +45,8 @@ rm -rf "$KB"
 mkdir -p "$KB"
 (cd "$KB" && "$EVOKB" init >/dev/null)
 
-printf '%-58s %9s %9s %11s\n' command seconds cpu_s peak_MiB
+# On a shared machine the wall time depends on the neighbours: the load average goes with it.
+printf '%-58s %9s %9s %11s  %s\n' command seconds cpu_s peak_MiB load_1min
 measure() {
     local label=$1
     shift
@@ -59,11 +64,12 @@ measure() {
     # m:ss.ss or h:mm:ss -> seconds
     local secs
     secs=$(awk -v t="$wall" 'BEGIN { n = split(t, p, ":"); s = 0; for (i = 1; i <= n; i++) s = s * 60 + p[i]; printf "%.2f", s }')
-    printf '%-58s %9s %9.2f %11.0f\n' "$label" "$secs" "$(awk -v u="$user" -v s="$sys" 'BEGIN { print u + s }')" \
-        "$(awk -v k="$rss" 'BEGIN { print k / 1024 }')"
+    printf '%-58s %9s %9.2f %11.0f  %s\n' "$label" "$secs" "$(awk -v u="$user" -v s="$sys" 'BEGIN { print u + s }')" \
+        "$(awk -v k="$rss" 'BEGIN { print k / 1024 }')" "$(cut -d' ' -f1 /proc/loadavg)"
 }
 
 measure "errors import" "$EVOKB" errors import "$REG"
+measure "errors import, again (unchanged)" "$EVOKB" errors import "$REG"
 measure "rounds import" "$EVOKB" rounds import "$LOG"
 measure "stats transitions" "$EVOKB" stats transitions --json
 measure "stats transitions --by subset" "$EVOKB" stats transitions --by subset --json
