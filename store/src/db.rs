@@ -729,6 +729,19 @@ fn decode_layout(path: &str, bytes: &[u8]) -> Result<FileLayout, StoreError> {
     codec::decode(bytes).map_err(|d| corrupted("files", path, d))
 }
 
+/// Opens a table of a transaction, or returns `Ok($missing)` from the calling function when
+/// the table does not exist yet (a store created before the table was introduced, or one no
+/// write has touched): a reader treats a missing table as an empty one.
+macro_rules! open_or_return {
+    ($txn:expr, $def:expr, $missing:expr) => {
+        match $txn.open_table($def) {
+            Ok(t) => t,
+            Err(redb::TableError::TableDoesNotExist(_)) => return Ok($missing),
+            Err(err) => return Err(err.into()),
+        }
+    };
+}
+
 /// Read access shared by both transaction kinds.
 macro_rules! read_methods {
     () => {
@@ -817,11 +830,7 @@ macro_rules! read_methods {
         /// The records appended to the file at `path` since its layout was last stored, in
         /// order (see [`WriteTxn::append_to_file`]).
         pub fn file_tail(&self, path: &str) -> Result<Vec<CaseHash>, StoreError> {
-            let table = match self.txn.open_table(FILE_TAIL) {
-                Ok(t) => t,
-                Err(redb::TableError::TableDoesNotExist(_)) => return Ok(Vec::new()),
-                Err(err) => return Err(err.into()),
-            };
+            let table = open_or_return!(self.txn, FILE_TAIL, Vec::new());
             let mut out = Vec::new();
             for row in table.range((path, 0)..=(path, u64::MAX))? {
                 out.push(CaseHash(row?.1.value()));
@@ -832,11 +841,7 @@ macro_rules! read_methods {
         /// Whether records were appended to the file at `path` since its layout was stored:
         /// then its last item is the last record appended, which ends with a newline.
         pub fn has_file_tail(&self, path: &str) -> Result<bool, StoreError> {
-            let table = match self.txn.open_table(FILE_TAIL) {
-                Ok(t) => t,
-                Err(redb::TableError::TableDoesNotExist(_)) => return Ok(false),
-                Err(err) => return Err(err.into()),
-            };
+            let table = open_or_return!(self.txn, FILE_TAIL, false);
             let first = table.range((path, 0)..=(path, u64::MAX))?.next().transpose()?;
             Ok(first.is_some())
         }
@@ -848,22 +853,14 @@ macro_rules! read_methods {
             if meta.get(DIRTY_READY)?.is_none() {
                 return Ok(false);
             }
-            let dirty = match self.txn.open_table(FILE_DIRTY) {
-                Ok(t) => t,
-                Err(redb::TableError::TableDoesNotExist(_)) => return Ok(false),
-                Err(err) => return Err(err.into()),
-            };
+            let dirty = open_or_return!(self.txn, FILE_DIRTY, false);
             let clean = dirty.get(path)?.is_none();
             Ok(clean)
         }
 
         /// The stat fingerprint of the managed file at `path` as last synced.
         pub fn file_stat(&self, path: &str) -> Result<Option<FileStat>, StoreError> {
-            let table = match self.txn.open_table(FILE_STAT) {
-                Ok(t) => t,
-                Err(redb::TableError::TableDoesNotExist(_)) => return Ok(None),
-                Err(err) => return Err(err.into()),
-            };
+            let table = open_or_return!(self.txn, FILE_STAT, None);
             let res = table.get(path)?.map(|v| FileStat::decode(&v.value()));
             Ok(res)
         }
@@ -897,11 +894,7 @@ macro_rules! read_methods {
             &self,
             filter: &crate::query::Filter,
         ) -> Result<Vec<crate::query::QueryRow>, StoreError> {
-            let rows = match self.txn.open_table(crate::query::ROWS) {
-                Ok(t) => t,
-                Err(redb::TableError::TableDoesNotExist(_)) => return Ok(Vec::new()),
-                Err(err) => return Err(err.into()),
-            };
+            let rows = open_or_return!(self.txn, crate::query::ROWS, Vec::new());
             let facets = self.txn.open_table(crate::query::FACETS)?;
             crate::query::run(&rows, &facets, filter)
         }
@@ -967,11 +960,7 @@ macro_rules! read_methods {
         /// The ids of every entry in the facet index, in id order, without decoding a record
         /// or a row.
         pub fn entry_ids(&self) -> Result<Vec<String>, StoreError> {
-            let facets = match self.txn.open_table(crate::query::FACETS) {
-                Ok(t) => t,
-                Err(redb::TableError::TableDoesNotExist(_)) => return Ok(Vec::new()),
-                Err(err) => return Err(err.into()),
-            };
+            let facets = open_or_return!(self.txn, crate::query::FACETS, Vec::new());
             crate::query::entry_ids(&facets)
         }
 
@@ -1044,11 +1033,7 @@ macro_rules! read_methods {
             c: Collection,
             mut f: impl FnMut(&[u8], T),
         ) -> Result<(), StoreError> {
-            let table = match self.txn.open_table(c.def()) {
-                Ok(t) => t,
-                Err(redb::TableError::TableDoesNotExist(_)) => return Ok(()),
-                Err(err) => return Err(err.into()),
-            };
+            let table = open_or_return!(self.txn, c.def(), ());
             for row in table.iter()? {
                 let (k, v) = row?;
                 let value = codec::decode(v.value())
@@ -1064,11 +1049,7 @@ macro_rules! read_methods {
             c: Collection,
             prefix: &[u8],
         ) -> Result<Vec<(Vec<u8>, T)>, StoreError> {
-            let table = match self.txn.open_table(c.def()) {
-                Ok(t) => t,
-                Err(redb::TableError::TableDoesNotExist(_)) => return Ok(Vec::new()),
-                Err(err) => return Err(err.into()),
-            };
+            let table = open_or_return!(self.txn, c.def(), Vec::new());
             let mut out = Vec::new();
             for row in table.range(prefix..)? {
                 let (k, v) = row?;
@@ -1087,11 +1068,7 @@ macro_rules! read_methods {
             &self,
             c: Collection,
         ) -> Result<Vec<(Vec<u8>, T)>, StoreError> {
-            let table = match self.txn.open_table(c.def()) {
-                Ok(t) => t,
-                Err(redb::TableError::TableDoesNotExist(_)) => return Ok(Vec::new()),
-                Err(err) => return Err(err.into()),
-            };
+            let table = open_or_return!(self.txn, c.def(), Vec::new());
             let mut out = Vec::new();
             for row in table.iter()? {
                 let (k, v) = row?;
