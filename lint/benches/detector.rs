@@ -16,22 +16,8 @@ use std::path::Path;
 
 use criterion::{criterion_group, criterion_main, BatchSize, Criterion};
 
-fn md_texts(dir: &Path, out: &mut Vec<String>) {
-    let Ok(rd) = std::fs::read_dir(dir) else { return };
-    let mut paths: Vec<_> = rd.filter_map(|e| e.ok().map(|e| e.path())).collect();
-    paths.sort();
-    for p in paths {
-        if p.is_dir() {
-            if p.file_name().is_some_and(|n| n != ".evokb") {
-                md_texts(&p, out);
-            }
-        } else if p.extension().is_some_and(|x| x == "md") {
-            if let Ok(t) = std::fs::read_to_string(&p) {
-                out.push(t);
-            }
-        }
-    }
-}
+#[path = "../tests/support/walk.rs"]
+mod walk;
 
 /// Split files into entries at front-matter fences, as the store holds them.
 fn entries(files: &[String]) -> Vec<String> {
@@ -61,13 +47,10 @@ fn run(texts: &[String]) -> usize {
 }
 
 fn bench(c: &mut Criterion) {
-    let mut sample = Vec::new();
-    md_texts(&Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/data/tilelang-kb"), &mut sample);
-    let generated = std::env::var_os("EVOKB_BENCH_KB").map(|d| {
-        let mut files = Vec::new();
-        md_texts(Path::new(&d), &mut files);
-        entries(&files)
-    });
+    let sample =
+        walk::md_texts(&Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/data/tilelang-kb"));
+    let generated =
+        std::env::var_os("EVOKB_BENCH_KB").map(|d| entries(&walk::md_texts(Path::new(&d))));
     let mut g = c.benchmark_group("kb-sec");
     g.sample_size(10);
     let mut sets = vec![("real-sample", sample)];

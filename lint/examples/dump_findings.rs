@@ -8,27 +8,16 @@
 //! Two dumps from two commits are identical when a change (a speed-up) left every verdict and
 //! every explanation as it was. Never reads the sealed blind batches.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
-fn files(dir: &Path, out: &mut Vec<PathBuf>) {
-    let Ok(rd) = std::fs::read_dir(dir) else { return };
-    let mut v: Vec<PathBuf> = rd.filter_map(|e| e.ok().map(|e| e.path())).collect();
-    v.sort();
-    for p in v {
-        if p.is_dir() {
-            files(&p, out);
-        } else {
-            out.push(p);
-        }
-    }
-}
+#[path = "../tests/support/walk.rs"]
+mod walk;
 
 fn main() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let mut all = Vec::new();
-    files(&root.join("tests/train"), &mut all);
-    files(&root.join("tests/corpus"), &mut all);
-    files(&root.join("../tests/data/tilelang-kb"), &mut all);
+    let mut all = walk::sorted_files(&root.join("tests/train"), &[]);
+    all.extend(walk::sorted_files(&root.join("tests/corpus"), &[]));
+    all.extend(walk::sorted_files(&root.join("../tests/data/tilelang-kb"), &[]));
     for p in all {
         let Ok(text) = std::fs::read_to_string(&p) else { continue };
         let name = p.strip_prefix(root).unwrap_or(&p).display().to_string();

@@ -14,30 +14,16 @@
 
 use std::path::Path;
 
-fn md_texts(dir: &Path, out: &mut Vec<String>) {
-    let Ok(rd) = std::fs::read_dir(dir) else { return };
-    let mut paths: Vec<_> = rd.filter_map(|e| e.ok().map(|e| e.path())).collect();
-    paths.sort();
-    for p in paths {
-        if p.is_dir() {
-            if p.file_name().is_some_and(|n| n != ".evokb") {
-                md_texts(&p, out);
-            }
-        } else if p.extension().is_some_and(|x| x == "md") {
-            if let Ok(t) = std::fs::read_to_string(&p) {
-                out.push(t);
-            }
-        }
-    }
-}
+#[path = "../tests/support/walk.rs"]
+mod walk;
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     let rounds: usize = args.get(1).and_then(|r| r.parse().ok()).unwrap_or(5);
-    let mut texts = Vec::new();
-    md_texts(&Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/data/tilelang-kb"), &mut texts);
+    let mut texts =
+        walk::md_texts(&Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/data/tilelang-kb"));
     if let Some(d) = args.get(2) {
-        md_texts(Path::new(d), &mut texts);
+        texts.extend(walk::md_texts(Path::new(d)));
     }
     let lines: usize = texts.iter().map(|t| t.lines().count()).sum();
     let mut findings = 0;

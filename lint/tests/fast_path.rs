@@ -10,6 +10,9 @@
 use std::path::{Path, PathBuf};
 
 use base64::Engine;
+
+#[path = "support/walk.rs"]
+mod walk;
 use evokb_lint::Finding;
 
 fn manifest() -> PathBuf {
@@ -31,23 +34,6 @@ fn jsonl_texts(dir: &Path, out: &mut Vec<(String, bool)>) {
                 if let Some(t) = v.get("text").and_then(|t| t.as_str()) {
                     out.push((t.to_string(), attack));
                 }
-            }
-        }
-    }
-}
-
-fn files(dir: &Path, ext: &[&str], out: &mut Vec<(PathBuf, String)>) {
-    let Ok(rd) = std::fs::read_dir(dir) else { return };
-    let mut paths: Vec<PathBuf> = rd.filter_map(|e| e.ok().map(|e| e.path())).collect();
-    paths.sort();
-    for p in paths {
-        if p.is_dir() {
-            if p.file_name().is_some_and(|n| n != ".evokb") {
-                files(&p, ext, out);
-            }
-        } else if p.extension().is_some_and(|x| ext.iter().any(|e| x == *e)) {
-            if let Ok(t) = std::fs::read_to_string(&p) {
-                out.push((p, t));
             }
         }
     }
@@ -103,8 +89,7 @@ fn prefilters_change_no_finding() {
             texts.extend(variants(line).into_iter().map(|v| (v, None)));
         }
     }
-    let mut corpus = Vec::new();
-    files(&manifest().join("tests/corpus"), &["md"], &mut corpus);
+    let corpus = walk::texts_of(&manifest().join("tests/corpus"), &["md"]);
     assert!(!corpus.is_empty());
     for (_, t) in &corpus {
         let payload = t.split_once("\n---\n").map_or(t.as_str(), |(_, p)| p);
@@ -112,8 +97,7 @@ fn prefilters_change_no_finding() {
         texts.extend(payload.lines().map(|l| (l.to_string(), None)));
     }
     let sample_root = manifest().join("../tests/data/tilelang-kb");
-    let mut sample = Vec::new();
-    files(&sample_root, &["md", "py", "jsonl"], &mut sample);
+    let sample = walk::texts_of(&sample_root, &["md", "py", "jsonl"]);
     assert!(sample.len() > 10, "real sample files found: {}", sample.len());
     for (path, t) in &sample {
         let dir = path.parent().map(Path::to_path_buf);
