@@ -22,8 +22,8 @@ pub struct VerifyReport {
 
 /// Checks the store's integrity.
 ///
-/// Every record is read and decoded once (its decode proves it is stored under the hash of
-/// its content); the round trip, the facet index check and the digest all work from those
+/// Every record is read and decoded once (its decode checks that it is stored under the key
+/// of its kind and id); the round trip, the facet index check and the digest all work from those
 /// records in memory, and the round trip of the files is split over the machine's cores.
 pub fn verify(store: &Store) -> Result<VerifyReport, StoreError> {
     verify_with_progress(store, &Silent)
