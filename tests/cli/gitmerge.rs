@@ -7,18 +7,6 @@ use std::process::Output;
 
 use crate::support::*;
 
-/// `PATH` without any folder that holds an `evokb`: git must find the merge driver and the
-/// hook through the absolute path `evokb init` registered, as for a user who runs
-/// `target/release/evokb` without installing it.
-fn path_without_evokb() -> String {
-    let path = std::env::var("PATH").unwrap_or_default();
-    std::env::split_paths(&path)
-        .filter(|d| !d.join("evokb").exists())
-        .map(|d| d.display().to_string())
-        .collect::<Vec<_>>()
-        .join(":")
-}
-
 fn git(dir: &Path, args: &[&str]) -> Output {
     let path = path_without_evokb();
     let out = git_command(dir, args)

@@ -45,15 +45,6 @@ const OWN_VPS: [&str; CLONES] = [
 /// Pull-and-push rounds a clone may lose before the test gives up.
 const MAX_ATTEMPTS: usize = 40;
 
-fn path_without_evokb() -> String {
-    let path = std::env::var("PATH").unwrap_or_default();
-    std::env::split_paths(&path)
-        .filter(|d| !d.join("evokb").exists())
-        .map(|d| d.display().to_string())
-        .collect::<Vec<_>>()
-        .join(":")
-}
-
 fn git_out(dir: &Path, args: &[&str]) -> Output {
     git_command(dir, args).env("PATH", path_without_evokb()).output().expect("run git")
 }

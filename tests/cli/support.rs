@@ -54,6 +54,18 @@ pub fn evokb(cwd: &Path, args: &[&str]) -> Output {
         .expect("run evokb")
 }
 
+/// `PATH` without any folder that holds an `evokb`: git must find the merge driver and the
+/// hook through the absolute path `evokb init` registered, as for a user who runs
+/// `target/release/evokb` without installing it.
+pub fn path_without_evokb() -> String {
+    let path = std::env::var("PATH").unwrap_or_default();
+    std::env::split_paths(&path)
+        .filter(|d| !d.join("evokb").exists())
+        .map(|d| d.display().to_string())
+        .collect::<Vec<_>>()
+        .join(":")
+}
+
 /// `git ARGS` in `dir`, hermetic: no global or system config, a fixed author and committer.
 /// Callers add what their test needs (a `PATH`, fixed dates).
 pub fn git_command(dir: &Path, args: &[&str]) -> Command {
