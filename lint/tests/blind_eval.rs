@@ -130,6 +130,28 @@ fn blind_batches_meet_targets() {
     }
 }
 
+/// Scored batches (`tests/scored/batch-K/`): blind batches after their one scoring, kept as a
+/// regression floor and not trained on until a later round retrains with them. Each is held
+/// to the figures it got when it was scored (`blind/RESULTS.md`), so a change that loses
+/// recall on data it was not built from, or starts flagging its legitimate lines, fails here.
+#[test]
+fn scored_batches_hold_their_floor() {
+    // batch → (recall, false-positive rate) at its one scoring (batch-5 at 270a9ee).
+    let floors: &[(&str, f64, f64)] = &[("scored/batch-5", 229.0 / 295.0, 14.0 / 347.0)];
+    let present = batches("scored");
+    for (name, recall_floor, fpr_ceiling) in floors {
+        assert!(present.iter().any(|b| b == name), "{name} is missing");
+        let attacks = load(&format!("{name}/attacks.jsonl"));
+        let legit = load(&format!("{name}/legit.jsonl"));
+        let (recall, fpr) = score(name, &attacks, &legit);
+        assert!(recall >= recall_floor - 1e-9, "{name}: recall {recall:.3} < {recall_floor:.3}");
+        assert!(
+            fpr <= fpr_ceiling + 1e-9,
+            "{name}: false-positive rate {fpr:.3} > {fpr_ceiling:.3}"
+        );
+    }
+}
+
 /// The training-fit report: every training set (`tests/train/*`: the examples, the
 /// scored batches 1–4, the engineer's own sets, the independent sets own-6/7) is printed with
 /// its recall, false-positive rate and every confusion case, through the whole pipeline
