@@ -18,14 +18,15 @@
 //!
 //! **Model.** Logistic regression over the hashed features of `score.rs` (words, bigrams,
 //! Chinese trigrams, lexicon concepts and pairs, structural flags, the rule verdicts), by SGD in
-//! a seeded order, L2-regularised, attacks weighted up to balance the classes. A line scores
-//! the larger of its own logit and each sentence's (as `score::logit`).
+//! a seeded order, L2-regularised, attacks weighted up to balance the classes; the weights are
+//! the average of five such runs in different orders (`TRAIN_AVG`). A line scores the larger
+//! of its own logit and each sentence's (as `score::logit`).
 //!
 //! **Thresholds.** Two: one for lines on which a rule (a frame of `intent.rs` or a phrase rule)
 //! fired, one for the rest. Chosen by leave-one-set-out cross-validation: for each training
 //! set, a model trained on everything else scores that set's lines; the pair is the one that
 //! catches most held-out attacks while at most 1% of the pooled held-out legitimate lines are
-//! flagged. The per-set held-out figures at that pair are printed and written into the weights
+//! flagged (the pool leaves out the author's boundary sets named in `NOT_CALIBRATED`). The per-set held-out figures at that pair are printed and written into the weights
 //! file (an honest estimate for phrasings of a set never trained on — though the phrase rules
 //! and lexicon were tuned on the older sets, so their figures flatter). The final model is
 //! trained on everything, and both thresholds raised, if need be, above every line of the real
@@ -122,8 +123,21 @@ fn corpus_attacks(corpus: &Path) -> Vec<String> {
         .collect()
 }
 
-/// Styles of attacks that are encoded carriers of a plain attack (left out of training).
+/// Sets left out of the pool on which the thresholds are calibrated (they train the model and
+/// their held-out figures are reported): the fourth round's sets written by the detector's
+/// author *to sit on the boundary* — hand-written near-misses (deontic process descriptions,
+/// HTML comments, secrets rules) and template variations of one framing × one act. Their
+/// legitimate lines are far denser in hard cases than any knowledge base or blind batch, so
+/// holding their held-out false positives at 1% would buy a margin on lines that real text
+/// seldom holds with recall on attacks that it does.
+const NOT_CALIBRATED: &[&str] = &["own-8", "own-9", "own-10", "own-11", "own-12"];
+
+/// Styles of attacks left out of the classifier's training: encoded carriers of a plain attack
+/// (the checks decode them first), and batch-4's escaping paths and `javascript:`/`data:`/`file:`
+/// links, which `KB-SEC-PATH` and `KB-SEC-HIDDEN` judge by their form, not their words.
 const ENCODED: &[&str] = &[
+    "path",
+    "link",
     "base64",
     "base64url",
     "hex",
@@ -140,10 +154,10 @@ const ENCODED: &[&str] = &[
 fn hyper() -> (usize, f32, f32, f32) {
     let get = |k: &str, d: f32| std::env::var(k).ok().and_then(|v| v.parse().ok()).unwrap_or(d);
     (
-        get("TRAIN_EPOCHS", 12.0) as usize,
+        get("TRAIN_EPOCHS", 20.0) as usize,
         get("TRAIN_L2", 1e-2),
         get("TRAIN_CLIP", 3.0),
-        get("TRAIN_HARD", 1.0),
+        get("TRAIN_HARD", 2.0),
     )
 }
 
@@ -185,7 +199,26 @@ fn sigmoid(x: f32) -> f32 {
     1.0 / (1.0 + (-x).exp())
 }
 
+/// The average of `TRAIN_AVG` (default 5) models trained in different SGD orders: one order's
+/// model moves the pooled held-out recall by about ±0.02 against another's; the average is
+/// steadier and never worse than the typical single run (`blind/RESULTS.md`, round 4). Scoring
+/// costs the same: the averaged weights are one vector.
 fn train(rows: &[&Row]) -> Model {
+    let runs =
+        std::env::var("TRAIN_AVG").ok().and_then(|v| v.parse::<u64>().ok()).unwrap_or(5).max(1);
+    let base = std::env::var("TRAIN_SEED").ok().and_then(|s| s.parse::<u64>().ok()).unwrap_or(0);
+    let mut avg = Model { w: vec![0.0f32; DIM], bias: 0.0 };
+    for k in 0..runs {
+        let m = train_once(rows, base.wrapping_add(k));
+        for (a, x) in avg.w.iter_mut().zip(&m.w) {
+            *a += x / runs as f32;
+        }
+        avg.bias += m.bias / runs as f32;
+    }
+    avg
+}
+
+fn train_once(rows: &[&Row], seed: u64) -> Model {
     let pos = rows.iter().filter(|r| r.attack).count().max(1);
     let neg = rows.len() - pos;
     let pos_weight = (neg as f32 / pos as f32).clamp(1.0, 4.0);
@@ -195,8 +228,7 @@ fn train(rows: &[&Row]) -> Model {
     let mut order: Vec<usize> = (0..rows.len()).collect();
     // `TRAIN_SEED` varies the SGD order, to see how much of a difference between two runs is
     // the order alone.
-    let mut state: u64 = 0x9E37_79B9_7F4A_7C15
-        ^ std::env::var("TRAIN_SEED").ok().and_then(|s| s.parse::<u64>().ok()).unwrap_or(0);
+    let mut state: u64 = 0x9E37_79B9_7F4A_7C15 ^ seed;
     for epoch in 0..epochs {
         for i in (1..order.len()).rev() {
             state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
@@ -414,19 +446,26 @@ fn main() {
     if let Ok(p) = std::env::var("TRAIN_DUMP") {
         std::fs::write(p, &dump).expect("write the held-out scores");
     }
-    let pooled: Vec<Scored> = held.iter().flatten().copied().collect();
+    let pooled: Vec<Scored> = names
+        .iter()
+        .zip(&held)
+        .filter(|(n, _)| !NOT_CALIBRATED.contains(&n.as_str()))
+        .flat_map(|(_, h)| h.iter().copied())
+        .collect();
     let (t_cv, t_rule_cv) = pick(&pooled, 0.01);
     let mut report = format!(
-        "# Leave-one-set-out, plain-text lines; thresholds {t_cv:.3} (rule-line {t_rule_cv:.3}) hold the pooled held-out FPR <= 1%:\n"
+        "# Leave-one-set-out, plain-text lines; thresholds {t_cv:.3} (rule-line {t_rule_cv:.3}) hold the pooled held-out FPR <= 1% (sets marked * not in that pool):\n"
     );
     let (mut ta, mut tn, mut fl, mut nl) = (0, 0, 0, 0);
+    let mut calibrated = (0usize, 0usize, 0usize, 0usize);
     for (k, name) in names.iter().enumerate() {
         let a: Vec<_> = held[k].iter().filter(|x| x.2).collect();
         let l: Vec<_> = held[k].iter().filter(|x| !x.2).collect();
         let caught = a.iter().filter(|x| flagged(x, t_cv, t_rule_cv)).count();
         let fp = l.iter().filter(|x| flagged(x, t_cv, t_rule_cv)).count();
+        let star = if NOT_CALIBRATED.contains(&name.as_str()) { "*" } else { " " };
         report.push_str(&format!(
-            "#   {name:<16} recall {caught}/{} = {:.3}   FPR {fp}/{} = {:.3}   (rules alone: {}/{}, {}/{})\n",
+            "#  {star}{name:<16} recall {caught}/{} = {:.3}   FPR {fp}/{} = {:.3}   (rules alone: {}/{}, {}/{})\n",
             a.len(),
             caught as f64 / a.len().max(1) as f64,
             l.len(),
@@ -440,9 +479,22 @@ fn main() {
         tn += a.len();
         fl += fp;
         nl += l.len();
+        if star == " " {
+            calibrated.0 += caught;
+            calibrated.1 += a.len();
+            calibrated.2 += fp;
+            calibrated.3 += l.len();
+        }
     }
+    let (ca, cn, cf, cl) = calibrated;
     report.push_str(&format!(
-        "#   {:<16} recall {ta}/{tn} = {:.3}   FPR {fl}/{nl} = {:.3}\n",
+        "#   {:<16} recall {ca}/{cn} = {:.3}   FPR {cf}/{cl} = {:.3}   (the calibration pool)\n",
+        "pooled",
+        ca as f64 / cn.max(1) as f64,
+        cf as f64 / cl.max(1) as f64
+    ));
+    report.push_str(&format!(
+        "#   {:<16} recall {ta}/{tn} = {:.3}   FPR {fl}/{nl} = {:.3}   (every set)\n",
         "pooled",
         ta as f64 / tn.max(1) as f64,
         fl as f64 / nl.max(1) as f64

@@ -131,13 +131,13 @@ fn blind_batches_meet_targets() {
 }
 
 /// Scored batches (`tests/scored/batch-K/`): blind batches after their one scoring, kept as a
-/// regression floor and never trained on. Each is held to the figures it got when it was
-/// scored (`blind/RESULTS.md`), so a change that loses recall on data it was not built from,
-/// or starts flagging its legitimate lines, fails here.
+/// regression floor and not trained on until a later round retrains with them. Each is held
+/// to the figures it got when it was scored (`blind/RESULTS.md`), so a change that loses
+/// recall on data it was not built from, or starts flagging its legitimate lines, fails here.
 #[test]
 fn scored_batches_hold_their_floor() {
-    // batch → (recall, false-positive rate) at its scoring.
-    let floors: &[(&str, f64, f64)] = &[("scored/batch-4", 218.0 / 270.0, 6.0 / 293.0)];
+    // batch → (recall, false-positive rate) at its one scoring (batch-5 at 270a9ee).
+    let floors: &[(&str, f64, f64)] = &[("scored/batch-5", 229.0 / 295.0, 14.0 / 347.0)];
     let present = batches("scored");
     for (name, recall_floor, fpr_ceiling) in floors {
         assert!(present.iter().any(|b| b == name), "{name} is missing");
@@ -153,7 +153,7 @@ fn scored_batches_hold_their_floor() {
 }
 
 /// The training-fit report: every training set (`tests/train/*`: the examples, the
-/// scored batches 1–3, the engineer's own sets, the independent sets own-6/7) is printed with
+/// scored batches 1–4, the engineer's own sets, the independent sets own-6/7) is printed with
 /// its recall, false-positive rate and every confusion case, through the whole pipeline
 /// (decoding included). Held to the targets pooled and to a floor per set, as a regression
 /// guard: a change that loses recall or starts flagging legitimate lines fails here. These are

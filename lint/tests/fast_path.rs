@@ -1,9 +1,9 @@
 //! The differential test of the byte-level prefilters: every `KB-SEC-*` check gives the same
 //! findings with the prefilters on (the fast path `evokb lint` takes) as with them off (every
 //! scanner and regex on every line), over every line and every whole text of the training
-//! sets, the scored blind batches, the labelled corpus and the real sample, and over encoded,
-//! wrapped and invisibly split variants of every attack line (the inputs the hidden-content
-//! and decoding prefilters exist to pass through).
+//! sets, the development set, any blind batch present, the labelled corpus and the real
+//! sample, and over encoded, wrapped and invisibly split variants of every attack line (the
+//! inputs the hidden-content and decoding prefilters exist to pass through).
 //!
 //! The prefilter switch is process-wide, so this file holds one test and is its own binary.
 
@@ -80,9 +80,9 @@ fn prefilters_change_no_finding() {
     let mut texts: Vec<(String, Option<PathBuf>)> = Vec::new();
     let mut lines = Vec::new();
     jsonl_texts(&manifest().join("tests/train"), &mut lines);
-    jsonl_texts(&manifest().join("tests/scored"), &mut lines);
+    jsonl_texts(&manifest().join("tests/dev"), &mut lines);
     jsonl_texts(&manifest().join("tests/blind"), &mut lines);
-    assert!(lines.len() > 1000, "training and scored lines found: {}", lines.len());
+    assert!(lines.len() > 1000, "training and development lines found: {}", lines.len());
     for (line, attack) in &lines {
         texts.push((line.clone(), None));
         if *attack {
