@@ -133,9 +133,14 @@ fn every_command_on_a_damaged_store_succeeds_unchanged_or_exits_5_without_writin
 fn rebuild_moves_a_damaged_store_aside_and_imports_the_markdown_again() {
     let p = pristine();
     let db = std::fs::read(db_path(&p.kb)).expect("read the database");
-    let kb = copy_with_db(&p, &flipped(&db, 0.25));
+    // The first of a few places that `list` reads: which pages hold records moves with the
+    // sizes of the other tables, and damage nothing reads proves nothing here.
+    let kb = [0.25, 0.15, 0.35, 0.45, 0.55, 0.65]
+        .iter()
+        .map(|&at| copy_with_db(&p, &flipped(&db, at)))
+        .find(|kb| run(kb.path(), &["list"]).status.code() == Some(5))
+        .expect("damage in a page that `list` reads");
     let want = run(&p.kb, &["list"]);
-    assert_eq!(run(kb.path(), &["list"]).status.code(), Some(5), "the damage is in use");
     let out = run(kb.path(), &["rebuild"]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     assert!(stdout(&out).contains("the store was damaged"), "{}", stdout(&out));
