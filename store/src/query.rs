@@ -115,7 +115,6 @@ impl Filter {
     }
 }
 
-
 /// A query row as stored: the file is the number of the layout the row belongs to, with the
 /// path spelled out only when the row names another file (paths are a third of a row).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -367,7 +366,8 @@ pub(crate) fn reindex_files(
     }
     // New rows, numbered in cluster order.
     new_rows.sort_by(|a, b| {
-        (&a.cluster, &a.path, a.row.line, &a.row.id).cmp(&(&b.cluster, &b.path, b.row.line, &b.row.id))
+        (&a.cluster, &a.path, a.row.line, &a.row.id)
+            .cmp(&(&b.cluster, &b.path, b.row.line, &b.row.id))
     });
     let mut placed: HashMap<[u8; 32], u32> = HashMap::with_capacity(new_rows.len());
     for n in &new_rows {
@@ -403,7 +403,10 @@ pub(crate) fn reindex_files(
             }
         }
         let no = numbers[path.as_str()];
-        file_table.insert(path.as_str(), codec::encode(&FileRows { no, members: members.clone() }).as_slice())?;
+        file_table.insert(
+            path.as_str(),
+            codec::encode(&FileRows { no, members: members.clone() }).as_slice(),
+        )?;
         names.insert(no, path.as_str())?;
     }
 
@@ -747,9 +750,8 @@ pub(crate) fn check<'r>(
     };
     if !ready {
         if !want.is_empty() {
-            problems.push(
-                "the facet index has not been built by this version of evokb".to_string(),
-            );
+            problems
+                .push("the facet index has not been built by this version of evokb".to_string());
         }
         return Ok(problems);
     }
@@ -770,7 +772,9 @@ pub(crate) fn check<'r>(
         let fr = match decode_file(&path, v.value()) {
             Ok(fr) => fr,
             Err(e) => {
-                found.push(format!("the facet index's list of the rows of '{path}' does not decode ({e})"));
+                found.push(format!(
+                    "the facet index's list of the rows of '{path}' does not decode ({e})"
+                ));
                 continue;
             }
         };
@@ -840,13 +844,17 @@ pub(crate) fn check<'r>(
         let ord = k.value();
         rows_seen.insert(ord);
         let Some(&(path, no, want_row)) = by_ord.get(&ord) else {
-            found.push(format!("the facet index has a row at ordinal {ord}, which is no entry of any file"));
+            found.push(format!(
+                "the facet index has a row at ordinal {ord}, which is no entry of any file"
+            ));
             continue;
         };
         match decode_row(ord, v.value()) {
-            Err(e) => found.push(format!("the facet index row of '{}' does not decode ({e})", want_row.id)),
-            Ok(got) if got.file_no != no || got.clone().into_row(path) != *want_row => found
-                .push(format!("the facet index row of entry '{}' disagrees with its record", want_row.id)),
+            Err(e) => found
+                .push(format!("the facet index row of '{}' does not decode ({e})", want_row.id)),
+            Ok(got) if got.file_no != no || got.clone().into_row(path) != *want_row => found.push(
+                format!("the facet index row of entry '{}' disagrees with its record", want_row.id),
+            ),
             Ok(_) => {}
         }
     }
@@ -869,10 +877,13 @@ pub(crate) fn check<'r>(
     summarise(&mut problems, found);
 
     let (mut missing, mut extra, mut differ) = (0usize, 0usize, 0usize);
-    let mut wanted = want_postings.into_iter().map(|(k, mut v)| {
-        v.sort_unstable();
-        (k, v)
-    }).peekable();
+    let mut wanted = want_postings
+        .into_iter()
+        .map(|(k, mut v)| {
+            v.sort_unstable();
+            (k, v)
+        })
+        .peekable();
     for r in postings_t.iter()? {
         let (k, v) = r?;
         let have = k.value();
@@ -1029,7 +1040,8 @@ mod tests {
     fn naive(store: &Store, filter: &Filter) -> Vec<QueryRow> {
         let txn = store.read().expect("read");
         let records = txn.records().expect("records");
-        let by_key: HashMap<CaseHash, &Record> = records.iter().map(|r| (r.case_hash(), r)).collect();
+        let by_key: HashMap<CaseHash, &Record> =
+            records.iter().map(|r| (r.case_hash(), r)).collect();
         let mut out = Vec::new();
         for layout in txn.files().expect("files") {
             let rows = entry_rows(&layout, &|h| Ok(by_key.get(h).copied()), &Fields).expect("rows");
@@ -1094,7 +1106,12 @@ mod tests {
     fn check_store(store: &Store) -> Result<(), TestCaseError> {
         let txn = store.read().expect("read");
         for filter in filters() {
-            prop_assert_eq!(txn.query(&filter).expect("query"), naive(store, &filter), "{:?}", filter);
+            prop_assert_eq!(
+                txn.query(&filter).expect("query"),
+                naive(store, &filter),
+                "{:?}",
+                filter
+            );
         }
         let problems = txn.check_facet_index().expect("check");
         prop_assert!(problems.is_empty(), "{:?}", problems);
