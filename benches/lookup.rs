@@ -8,7 +8,8 @@
 //!
 //! Groups:
 //! - `query/<size>`: `ReadTxn::query` for one facet (`family = attention`) and for an AND of two
-//!   facets (`family = attention` and `dtype = fp16`), each including the read transaction, and
+//!   facets (`family = attention` and `dtype = fp16`) and of four (`scripts/cost.py`'s: family
+//!   attention, dtype fp16, apis T.gemm, status stale), each including the read transaction, and
 //!   the baseline `baseline_scan_family`: what grep would do, a linear scan over every record in
 //!   memory keeping those whose `family` field contains `attention` as a substring.
 //! - `search/<size>`: `Store::search` for `搬运 带宽 MTE2`, top 8 (opens the index as the command
@@ -91,6 +92,12 @@ fn bench(c: &mut Criterion) {
         let corpus = || cell.get_or_init(|| Corpus::build(n));
         let one = facet_filter(&[("family", "attention")]);
         let two = facet_filter(&[("family", "attention"), ("dtype", "fp16")]);
+        let four = facet_filter(&[
+            ("family", "attention"),
+            ("dtype", "fp16"),
+            ("apis", "T.gemm"),
+            ("status", "stale"),
+        ]);
 
         let mut g = c.benchmark_group(format!("query/{label}"));
         g.sample_size(10).warm_up_time(Duration::from_millis(500));
@@ -102,6 +109,10 @@ fn bench(c: &mut Criterion) {
         g.bench_function("family_attention_and_dtype_fp16", |b| {
             let s = &corpus().store;
             b.iter(|| s.read().expect("read").query(black_box(&two)).expect("query").len())
+        });
+        g.bench_function("four_facets", |b| {
+            let s = &corpus().store;
+            b.iter(|| s.read().expect("read").query(black_box(&four)).expect("query").len())
         });
         g.bench_function("baseline_scan_family", |b| {
             let r = &corpus().records;

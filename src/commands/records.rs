@@ -150,9 +150,13 @@ pub fn query_rows(
         {
             drop(store);
             store = root::open(root)?;
-            let reason = format!(
-                "was damaged (the row at key {key} in '{table}' does not decode: {detail})"
-            );
+            // A store written by an older evokb has its index in tables this one does not
+            // read: it is built anew, and the note says so rather than calling it damage.
+            let reason = if table == evokb_store::query::INDEX_MARK_TABLE {
+                format!("was missing ({detail})")
+            } else {
+                format!("was damaged (the row at key {key} in '{table}' does not decode: {detail})")
+            };
             note = Some(store.rebuild_facet_index(reason)?.to_string());
             let txn = store.read()?;
             txn.query(filter)?
@@ -161,6 +165,15 @@ pub fn query_rows(
     };
     let quarantined = evokb_evolve::quarantine::active_ids(&store.read()?)?;
     Ok((rows, quarantined, note))
+}
+
+/// A query row as printed: its own keys, then `"quarantined": true` when it is.
+#[derive(serde::Serialize)]
+struct Marked<'a> {
+    #[serde(flatten)]
+    row: &'a evokb_store::QueryRow,
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    quarantined: bool,
 }
 
 /// Query rows as JSON values, each marked `"quarantined": true` when it is.
@@ -200,14 +213,15 @@ pub fn query(
     // `--limit` kept. The order is the store's (file, line, id), so pages do not overlap.
     let rows: Vec<evokb_store::QueryRow> =
         rows.into_iter().skip(page.offset).take(page.limit.unwrap_or(usize::MAX)).collect();
-    if json_out && !quarantined.is_empty() {
-        print_json(&serde_json::Value::Array(rows_json(&rows, &quarantined)?))?;
-        return ok();
-    }
     if json_out {
         // Streamed straight to stdout: a broad query at 100k entries is megabytes of JSON, and
-        // building a serde_json::Value first doubled the time spent on output.
-        print_json(&rows)?;
+        // building a serde_json::Value first doubled the time spent on output. A quarantined
+        // row gets its mark as a last key, as `rows_json` gives it.
+        let marked: Vec<Marked<'_>> = rows
+            .iter()
+            .map(|row| Marked { row, quarantined: quarantined.contains(&row.id) })
+            .collect();
+        print_json(&marked)?;
         return ok();
     }
     let mut out = String::new();

@@ -503,6 +503,7 @@ impl Store {
                     };
                     w.ensure_by_kind()?;
                     w.ensure_dirty_tracking()?;
+                    w.ensure_query_index()?;
                     return Ok(w);
                 }
                 Err(redb::TransactionError::WouldBlock) => {
@@ -655,7 +656,7 @@ fn describe_damage(path: &Path, finding: &str) -> String {
                     ("records", &|| txn.records().map(drop)),
                     ("files", &|| txn.files().map(drop)),
                     ("meta", &|| txn.format_version().map(drop)),
-                    ("idx.query_rows", &|| txn.query(&crate::query::Filter::default()).map(drop)),
+                    ("idx.q.rows", &|| txn.query(&crate::query::Filter::default()).map(drop)),
                 ];
                 let bad: Vec<&str> = probes
                     .iter()
@@ -894,9 +895,30 @@ macro_rules! read_methods {
             &self,
             filter: &crate::query::Filter,
         ) -> Result<Vec<crate::query::QueryRow>, StoreError> {
-            let rows = open_or_return!(self.txn, crate::query::ROWS, Vec::new());
-            let facets = self.txn.open_table(crate::query::FACETS)?;
-            crate::query::run(&rows, &facets, filter)
+            let meta = open_or_return!(self.txn, crate::query::META, Vec::new());
+            if !crate::query::is_ready(&meta)? {
+                return Err(crate::query::not_built());
+            }
+            self.query_reader()?.run(filter)
+        }
+
+        pub(crate) fn query_reader(
+            &self,
+        ) -> Result<
+            crate::query::Reader<
+                impl ReadableTable<u32, &'static [u8]> + '_,
+                impl ReadableTable<&'static [u8], &'static [u8]> + '_,
+                impl ReadableTable<(&'static str, u32), ()> + '_,
+                impl ReadableTable<u32, &'static str> + '_,
+            >,
+            StoreError,
+        > {
+            Ok(crate::query::Reader {
+                rows: self.txn.open_table(crate::query::ROWS)?,
+                postings: self.txn.open_table(crate::query::POSTINGS)?,
+                ids: self.txn.open_table(crate::query::IDS)?,
+                names: self.txn.open_table(crate::query::FILE_NAMES)?,
+            })
         }
 
         /// A store-wide setting stored by a higher layer (`setting.<key>` in the meta table).
@@ -960,8 +982,20 @@ macro_rules! read_methods {
         /// The ids of every entry in the facet index, in id order, without decoding a record
         /// or a row.
         pub fn entry_ids(&self) -> Result<Vec<String>, StoreError> {
-            let facets = open_or_return!(self.txn, crate::query::FACETS, Vec::new());
-            crate::query::entry_ids(&facets)
+            let meta = open_or_return!(self.txn, crate::query::META, Vec::new());
+            if !crate::query::is_ready(&meta)? {
+                // A store an older evokb wrote, read before its first write builds the index:
+                // the records give the same ids, more slowly.
+                let mut ids: Vec<String> = self
+                    .records()?
+                    .into_iter()
+                    .filter(|r| self.indexer.queryable(r.kind))
+                    .map(|r| r.id)
+                    .collect();
+                ids.sort_unstable();
+                return Ok(ids);
+            }
+            self.query_reader()?.entry_ids()
         }
 
         /// The paths of every file layout, in path order (no layout is decoded).
@@ -1129,9 +1163,7 @@ impl WriteTxn {
         self.txn.open_table(FILE_SYNC)?;
         self.txn.open_table(FILE_TAIL)?;
         self.txn.open_table(FILE_STAT)?;
-        self.txn.open_table(crate::query::ROWS)?;
-        self.txn.open_table(crate::query::FACETS)?;
-        self.txn.open_table(crate::query::BY_FILE)?;
+        crate::query::create(&self.txn)?;
         self.txn.open_table(BY_KIND)?;
         let mut meta = self.txn.open_table(META)?;
         meta.insert(FORMAT_KEY, STORE_FORMAT.to_be_bytes().as_slice())?;
@@ -1139,6 +1171,23 @@ impl WriteTxn {
         meta.insert(DIRTY_READY, [1u8].as_slice())?;
         drop(meta);
         self.txn.open_table(FILE_DIRTY)?;
+        Ok(())
+    }
+
+    /// Builds the facet index of a store written before its ordinal layout (once, at this
+    /// transaction's commit): the old tables are dropped and every file is reindexed.
+    fn ensure_query_index(&mut self) -> Result<(), StoreError> {
+        let ready = match self.txn.open_table(crate::query::META) {
+            Ok(meta) => crate::query::is_ready(&meta)?,
+            Err(redb::TableError::TableDoesNotExist(_)) => false,
+            Err(e) => return Err(e.into()),
+        };
+        if !ready {
+            crate::query::clear(&self.txn)?;
+            for path in self.file_paths()? {
+                self.dirty.insert(path);
+            }
+        }
         Ok(())
     }
 
@@ -1213,12 +1262,7 @@ impl WriteTxn {
     /// file's rows are written again from the records, so rows that disagree with the records
     /// or belong to no file are gone. Returns the number of files that will be indexed.
     pub fn rebuild_index(&mut self) -> Result<usize, StoreError> {
-        for def in [crate::query::FACETS, crate::query::BY_FILE] {
-            self.txn.delete_table(def)?;
-            self.txn.open_table(def)?;
-        }
-        self.txn.delete_table(crate::query::ROWS)?;
-        self.txn.open_table(crate::query::ROWS)?;
+        crate::query::clear(&self.txn)?;
         self.txn.open_table(META)?.remove(BY_KIND_READY)?;
         self.ensure_by_kind()?;
         let files = self.files()?;
@@ -1316,11 +1360,8 @@ impl WriteTxn {
     }
 
     fn has_indexed_entries(&self, path: &str) -> Result<bool, StoreError> {
-        let table = self.txn.open_table(crate::query::BY_FILE)?;
-        let mut prefix = path.as_bytes().to_vec();
-        prefix.push(0);
-        let first = table.range(prefix.as_slice()..)?.next().transpose()?;
-        Ok(first.is_some_and(|(k, _)| k.value().starts_with(&prefix)))
+        let table = self.txn.open_table(crate::query::FILES)?;
+        crate::query::has_rows(&table, path)
     }
 
     /// Records that the file at `path` matched its markdown with this byte hash.
@@ -1404,16 +1445,11 @@ impl WriteTxn {
 
     /// Makes every change of the transaction durable, or none of them.
     pub fn commit(mut self) -> Result<(), StoreError> {
-        for path in std::mem::take(&mut self.dirty) {
-            let layout = self.file(&path)?;
-            crate::query::reindex_file(
-                &self.txn,
-                &path,
-                layout.as_ref(),
-                &|h| self.record(h),
-                self.indexer.as_ref(),
-            )?;
-        }
+        let files = std::mem::take(&mut self.dirty)
+            .into_iter()
+            .map(|path| Ok((path.clone(), self.file(&path)?)))
+            .collect::<Result<Vec<_>, StoreError>>()?;
+        crate::query::reindex_files(&self.txn, &files, &|h| self.record(h), self.indexer.as_ref())?;
         if !self.dirty_search.is_empty() {
             let gen = self.search_generation()? + 1;
             self.txn.open_table(META)?.insert(SEARCH_GEN_KEY, gen.to_be_bytes().as_slice())?;

@@ -37,6 +37,7 @@ mod db;
 mod error;
 pub mod filestate;
 pub mod index;
+mod postings;
 pub mod progress;
 pub mod query;
 pub mod record;

@@ -1,12 +1,28 @@
 //! The facet index: secondary tables that answer `evokb query` without scanning records.
 //!
-//! For every queryable record the index keeps a [`QueryRow`] (what a query prints), built by
-//! the store's [`Indexer`], and one key per lowercased facet value, `facet \0 value \0
-//! case_hash`, so a filter is a few prefix range scans and set operations.
+//! Every queryable record has a dense `u32` ordinal. Its [`QueryRow`] (what a query prints)
+//! is stored under that ordinal, and each lowercased facet value keeps a posting list of the
+//! ordinals that carry it (see [`crate::postings`]). A filter decodes a few posting lists,
+//! intersects them in memory, and reads the selected rows in ordinal order as runs of range
+//! reads, never one B-tree descent per row.
 //!
-//! The index is derived data: it is rebuilt for every file a write transaction touched, just
-//! before that transaction commits, so it can never disagree with the records it describes.
-//! It is not part of the digest.
+//! Ordinals are handed out when a row first appears, sorted by the row's sorted families, then
+//! file and line, so a fresh import lays the rows of one family in a few runs side by side
+//! and the common `--family` query is a few sequential reads. A row keeps its ordinal while its record
+//! lives (an edit rewrites its row and the posting lists of the values it changed, nothing
+//! else); a removed row's ordinal is not reused.
+//!
+//! Tables (all derived from the records, not part of the digest):
+//! - `idx.q.rows`: ordinal → encoded [`StoredRow`] (the row with its file as a number);
+//! - `idx.q.postings`: `facet \0 value` → posting list;
+//! - `idx.q.ids`: `(id, ordinal)` → nothing, for id prefixes and [`entry_ids`];
+//! - `idx.q.files`: path → the file's number and its rows' case hashes and ordinals, in file
+//!   order, so a file's reindex finds the rows it had;
+//! - `idx.q.file_names`: file number → path;
+//! - `idx.q.meta`: the next ordinal and file number, and the mark that the index is built.
+//!
+//! The index is rebuilt for the files a write transaction touched, just before that
+//! transaction commits, so it can never disagree with the records it describes.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
@@ -16,17 +32,47 @@ use serde::{Deserialize, Serialize};
 use crate::codec;
 use crate::error::StoreError;
 use crate::index::Indexer;
+use crate::postings;
 use crate::record::{CaseHash, FileLayout, LayoutItem, Record};
 
-/// Query rows by case hash.
-pub(crate) const ROWS: TableDefinition<[u8; 32], &[u8]> = TableDefinition::new("idx.query_rows");
-/// Facet keys: `facet \0 value \0 case_hash` → nothing.
-pub(crate) const FACETS: TableDefinition<&[u8], ()> = TableDefinition::new("idx.facets");
-/// Which rows each file holds: `path \0 case_hash` → nothing.
-pub(crate) const BY_FILE: TableDefinition<&[u8], ()> = TableDefinition::new("idx.by_file");
+/// Query rows by ordinal.
+pub(crate) const ROWS: TableDefinition<u32, &[u8]> = TableDefinition::new("idx.q.rows");
+/// Posting lists: `facet \0 value` → the ordinals carrying it (see [`crate::postings`]).
+pub(crate) const POSTINGS: TableDefinition<&[u8], &[u8]> = TableDefinition::new("idx.q.postings");
+/// Entry ids: `(id, ordinal)` → nothing.
+pub(crate) const IDS: TableDefinition<(&str, u32), ()> = TableDefinition::new("idx.q.ids");
+/// What each file holds: path → encoded [`FileRows`].
+pub(crate) const FILES: TableDefinition<&str, &[u8]> = TableDefinition::new("idx.q.files");
+/// File numbers → paths.
+pub(crate) const FILE_NAMES: TableDefinition<u32, &str> = TableDefinition::new("idx.q.file_names");
+/// Counters and the ready mark.
+pub(crate) const META: TableDefinition<&str, u32> = TableDefinition::new("idx.q.meta");
+
+/// The table a query names in its `Corrupted` error when the index was never built in this
+/// layout (a store written by an older evokb): the caller rebuilds it.
+pub const INDEX_MARK_TABLE: &str = "idx.q.meta";
+
+/// Present once the index has been built by this layout (an older store lacks it).
+pub(crate) const READY: &str = "ready.v1";
+const NEXT_ORDINAL: &str = "next_ordinal";
+const NEXT_FILE: &str = "next_file";
+
+/// The tables of the facet index before ordinals (removed when a store is first written).
+pub(crate) const OLD_ROWS: TableDefinition<[u8; 32], &[u8]> =
+    TableDefinition::new("idx.query_rows");
+/// See [`OLD_ROWS`].
+pub(crate) const OLD_KEYS: [TableDefinition<&[u8], ()>; 2] =
+    [TableDefinition::new("idx.facets"), TableDefinition::new("idx.by_file")];
+
+/// Result ordinals closer than this to the key a range read is at are reached by reading
+/// on, not by a new descent: a leaf holds about this many rows.
+const READ_ON_GAP: u32 = 24;
 
 /// The facets an entry can be filtered by, in output order.
 pub const FACET_NAMES: [&str; 7] = ["family", "apis", "dtype", "device", "kind", "status", "id"];
+
+/// The facets with posting lists (`id` is answered from `idx.q.ids`).
+const POSTED: [&str; 6] = ["family", "apis", "dtype", "device", "kind", "status"];
 
 /// What a query returns for one entry.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -69,85 +115,370 @@ impl Filter {
     }
 }
 
-fn facet_values(row: &QueryRow) -> Vec<(&'static str, String)> {
-    let mut out = Vec::new();
-    let mut push = |facet: &'static str, values: &[String]| {
-        for v in values {
-            out.push((facet, v.to_lowercase()));
-        }
-    };
-    push("family", &row.family);
-    push("apis", &row.apis);
-    push("dtype", &row.dtype);
-    push("device", &row.device);
-    push("kind", std::slice::from_ref(&row.kind));
-    push("status", std::slice::from_ref(&row.status));
-    out.push(("id", row.id.clone()));
-    out
+/// A query row as stored: the file is the number of the layout the row belongs to, with the
+/// path spelled out only when the row names another file (paths are a third of a row).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+struct StoredRow {
+    id: String,
+    kind: String,
+    title: String,
+    file_no: u32,
+    file: Option<String>,
+    line: u64,
+    family: Vec<String>,
+    apis: Vec<String>,
+    dtype: Vec<String>,
+    device: Vec<String>,
+    status: String,
 }
 
-fn facet_key(facet: &str, value: &str, hash: Option<&CaseHash>) -> Vec<u8> {
-    let mut k = Vec::with_capacity(facet.len() + value.len() + 34);
+impl StoredRow {
+    fn new(row: QueryRow, file_no: u32, layout_path: &str) -> StoredRow {
+        StoredRow {
+            file: (row.file != layout_path).then_some(row.file),
+            id: row.id,
+            kind: row.kind,
+            title: row.title,
+            file_no,
+            line: row.line,
+            family: row.family,
+            apis: row.apis,
+            dtype: row.dtype,
+            device: row.device,
+            status: row.status,
+        }
+    }
+
+    fn into_row(self, path: &str) -> QueryRow {
+        QueryRow {
+            file: self.file.unwrap_or_else(|| path.to_string()),
+            id: self.id,
+            kind: self.kind,
+            title: self.title,
+            line: self.line,
+            family: self.family,
+            apis: self.apis,
+            dtype: self.dtype,
+            device: self.device,
+            status: self.status,
+        }
+    }
+
+    /// The posting keys of the row's lowercased facet values, sorted and without repeats.
+    fn posting_keys(&self) -> Vec<Vec<u8>> {
+        let mut out = Vec::new();
+        let lists: [(&str, &[String]); 6] = [
+            ("family", &self.family),
+            ("apis", &self.apis),
+            ("dtype", &self.dtype),
+            ("device", &self.device),
+            ("kind", std::slice::from_ref(&self.kind)),
+            ("status", std::slice::from_ref(&self.status)),
+        ];
+        for (facet, values) in lists {
+            for v in values {
+                out.push(posting_key(facet, &v.to_lowercase()));
+            }
+        }
+        out.sort_unstable();
+        out.dedup();
+        out
+    }
+
+    /// The key ordinals are allocated by: the row's families, lowercased and sorted. Rows
+    /// sorted so hold each family in few runs: those where it is the first name are one run,
+    /// those where it is the second one run per smaller first name, and so on, so with ten
+    /// families and up to three per entry a family is at most 46 runs, the first one one.
+    fn cluster_key(&self) -> Vec<String> {
+        let mut names: Vec<String> = self.family.iter().map(|f| f.to_lowercase()).collect();
+        names.sort_unstable();
+        names.dedup();
+        names
+    }
+}
+
+/// The rows a file holds, in file order, and the number its rows name it by.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+struct FileRows {
+    no: u32,
+    members: Vec<([u8; 32], u32)>,
+}
+
+fn posting_key(facet: &str, value: &str) -> Vec<u8> {
+    let mut k = Vec::with_capacity(facet.len() + value.len() + 1);
     k.extend_from_slice(facet.as_bytes());
     k.push(0);
     k.extend_from_slice(value.as_bytes());
-    if let Some(h) = hash {
-        k.push(0);
-        k.extend_from_slice(&h.0);
+    k
+}
+
+fn corrupted(table: &'static str, key: impl std::fmt::Display, detail: String) -> StoreError {
+    StoreError::Corrupted { table, key: key.to_string(), detail }
+}
+
+fn decode_row(ord: u32, bytes: &[u8]) -> Result<StoredRow, StoreError> {
+    codec::decode(bytes).map_err(|detail| corrupted("idx.q.rows", ord, detail))
+}
+
+fn decode_file(path: &str, bytes: &[u8]) -> Result<FileRows, StoreError> {
+    codec::decode(bytes).map_err(|detail| corrupted("idx.q.files", path, detail))
+}
+
+fn decode_postings(key: &[u8], bytes: &[u8]) -> Result<Vec<u32>, StoreError> {
+    postings::decode(bytes)
+        .map_err(|e| corrupted("idx.q.postings", String::from_utf8_lossy(key), e.to_string()))
+}
+
+/// Pending changes to posting lists: ordinals to remove and to add, by key.
+#[derive(Default)]
+struct PostingChanges(BTreeMap<Vec<u8>, (Vec<u32>, Vec<u32>)>);
+
+impl PostingChanges {
+    fn remove(&mut self, keys: Vec<Vec<u8>>, ord: u32) {
+        for k in keys {
+            self.0.entry(k).or_default().0.push(ord);
+        }
     }
-    k
+    fn add(&mut self, keys: Vec<Vec<u8>>, ord: u32) {
+        for k in keys {
+            self.0.entry(k).or_default().1.push(ord);
+        }
+    }
+    /// Moves `ord` from the lists of `old` to those of `new`, leaving shared values alone.
+    fn change(&mut self, old: &StoredRow, new: &StoredRow, ord: u32) {
+        let (old, new) = (old.posting_keys(), new.posting_keys());
+        let gone = old.iter().filter(|k| new.binary_search(k).is_err()).cloned().collect();
+        let came = new.iter().filter(|k| old.binary_search(k).is_err()).cloned().collect();
+        self.remove(gone, ord);
+        self.add(came, ord);
+    }
 }
 
-fn file_key(path: &str, hash: &CaseHash) -> Vec<u8> {
-    let mut k = path.as_bytes().to_vec();
-    k.push(0);
-    k.extend_from_slice(&hash.0);
-    k
+/// A row that needs an ordinal.
+struct NewRow {
+    cluster: Vec<String>,
+    path: String,
+    hash: [u8; 32],
+    row: StoredRow,
 }
 
-/// Rebuilds the index rows of one file from its layout and records (`layout` None: the file
-/// is gone and its rows are removed).
-pub(crate) fn reindex_file(
+/// Brings the index up to date with the given files (`None`: the file is gone and its rows are
+/// removed), all at once so rows moving between them keep their ordinals and new rows are
+/// numbered in cluster order.
+pub(crate) fn reindex_files(
     txn: &redb::WriteTransaction,
-    path: &str,
-    layout: Option<&FileLayout>,
+    files: &[(String, Option<FileLayout>)],
     get: &dyn Fn(&CaseHash) -> Result<Option<Record>, StoreError>,
     indexer: &dyn Indexer,
 ) -> Result<(), StoreError> {
+    if files.is_empty() {
+        return Ok(());
+    }
     let mut rows = txn.open_table(ROWS)?;
-    let mut facets = txn.open_table(FACETS)?;
-    let mut by_file = txn.open_table(BY_FILE)?;
-    let mut prefix = path.as_bytes().to_vec();
-    prefix.push(0);
-    let old: Vec<Vec<u8>> = by_file
-        .range(prefix.as_slice()..)?
-        .map_while(|r| match r {
-            Ok((k, _)) if k.value().starts_with(&prefix) => Some(Ok(k.value().to_vec())),
-            Ok(_) => None,
-            Err(e) => Some(Err(e)),
-        })
-        .collect::<Result<_, _>>()?;
-    for key in old {
-        let Ok(hash_bytes) = <[u8; 32]>::try_from(&key[prefix.len()..]) else { continue };
-        if let Some(bytes) = rows.remove(hash_bytes)? {
-            if let Ok(row) = codec::decode::<QueryRow>(bytes.value()) {
-                let h = CaseHash(hash_bytes);
-                for (f, v) in facet_values(&row) {
-                    facets.remove(facet_key(f, &v, Some(&h)).as_slice())?;
+    let mut file_table = txn.open_table(FILES)?;
+    let mut names = txn.open_table(FILE_NAMES)?;
+    let mut ids = txn.open_table(IDS)?;
+    let mut meta = txn.open_table(META)?;
+    let mut next_ord = meta.get(NEXT_ORDINAL)?.map_or(0, |v| v.value());
+    let mut next_file = meta.get(NEXT_FILE)?.map_or(0, |v| v.value());
+    let mut changes = PostingChanges::default();
+
+    // The rows the files had, by case hash, and each file's number.
+    let mut old: HashMap<[u8; 32], u32> = HashMap::new();
+    let mut numbers: HashMap<&str, u32> = HashMap::new();
+    for (path, _) in files {
+        let Some(bytes) = file_table.remove(path.as_str())? else { continue };
+        let was = decode_file(path, bytes.value())?;
+        drop(bytes);
+        numbers.insert(path, was.no);
+        old.extend(was.members);
+    }
+
+    let mut new_rows: Vec<NewRow> = Vec::new();
+    let mut members_of: HashMap<&str, Vec<([u8; 32], u32)>> = HashMap::new();
+    let mut kept: Vec<([u8; 32], u32, StoredRow)> = Vec::new();
+    for (path, layout) in files {
+        let Some(layout) = layout else { continue };
+        let mut entries = entry_rows(layout, get, indexer)?;
+        // A hash listed twice in one layout has one row, the later one (as a map insert).
+        let mut last: HashMap<CaseHash, usize> = HashMap::new();
+        for (i, (h, _)) in entries.iter().enumerate() {
+            last.insert(*h, i);
+        }
+        let mut i = 0;
+        entries.retain(|(h, _)| {
+            i += 1;
+            last.get(h) == Some(&(i - 1))
+        });
+        if entries.is_empty() {
+            continue;
+        }
+        let no = match numbers.get(path.as_str()) {
+            Some(&no) => no,
+            None => {
+                let no = next_file;
+                next_file += 1;
+                numbers.insert(path, no);
+                no
+            }
+        };
+        for (h, row) in entries {
+            let stored = StoredRow::new(row, no, path);
+            match old.remove(&h.0) {
+                Some(ord) => kept.push((h.0, ord, stored)),
+                None => new_rows.push(NewRow {
+                    cluster: stored.cluster_key(),
+                    path: path.clone(),
+                    hash: h.0,
+                    row: stored,
+                }),
+            }
+        }
+        members_of.insert(path, Vec::new());
+    }
+
+    // Rows that stay: rewritten only when they changed.
+    for (_, ord, new) in &kept {
+        let prev = rows.get(*ord)?.map(|v| decode_row(*ord, v.value()));
+        match prev {
+            Some(Ok(prev)) if prev == *new => continue,
+            Some(Ok(prev)) => {
+                changes.change(&prev, new, *ord);
+                if prev.id != new.id {
+                    ids.remove((prev.id.as_str(), *ord))?;
+                }
+            }
+            // A damaged row: its old values cannot be taken out, so the row is written as if
+            // new (verify reports lists that still hold it).
+            Some(Err(_)) | None => changes.add(new.posting_keys(), *ord),
+        }
+        ids.insert((new.id.as_str(), *ord), ())?;
+        rows.insert(*ord, codec::encode(new).as_slice())?;
+    }
+    // Rows that are gone.
+    for (_, ord) in old {
+        if let Some(bytes) = rows.remove(ord)? {
+            if let Ok(prev) = decode_row(ord, bytes.value()) {
+                changes.remove(prev.posting_keys(), ord);
+                ids.remove((prev.id.as_str(), ord))?;
+            }
+        }
+    }
+    // New rows, numbered in cluster order.
+    new_rows.sort_by(|a, b| {
+        (&a.cluster, &a.path, a.row.line, &a.row.id)
+            .cmp(&(&b.cluster, &b.path, b.row.line, &b.row.id))
+    });
+    let mut placed: HashMap<[u8; 32], u32> = HashMap::with_capacity(new_rows.len());
+    for n in &new_rows {
+        let ord = next_ord;
+        next_ord = next_ord.checked_add(1).ok_or_else(|| {
+            corrupted("idx.q.meta", NEXT_ORDINAL, "every row ordinal is used".to_string())
+        })?;
+        changes.add(n.row.posting_keys(), ord);
+        ids.insert((n.row.id.as_str(), ord), ())?;
+        rows.insert(ord, codec::encode(&n.row).as_slice())?;
+        placed.insert(n.hash, ord);
+    }
+    drop(new_rows);
+
+    // Each file's members, in file order.
+    let kept_ords: HashMap<[u8; 32], u32> = kept.iter().map(|(h, o, _)| (*h, *o)).collect();
+    drop(kept);
+    for (path, layout) in files {
+        let members = members_of.get_mut(path.as_str());
+        let (Some(layout), Some(members)) = (layout, members) else {
+            if let Some(no) = numbers.get(path.as_str()) {
+                names.remove(*no)?;
+            }
+            continue;
+        };
+        let mut seen = HashSet::new();
+        for item in &layout.items {
+            let LayoutItem::Record(h) = item else { continue };
+            if let Some(&o) = kept_ords.get(&h.0).or_else(|| placed.get(&h.0)) {
+                if seen.insert(h.0) {
+                    members.push((h.0, o));
                 }
             }
         }
-        by_file.remove(key.as_slice())?;
+        let no = numbers[path.as_str()];
+        file_table.insert(
+            path.as_str(),
+            codec::encode(&FileRows { no, members: members.clone() }).as_slice(),
+        )?;
+        names.insert(no, path.as_str())?;
     }
-    let Some(layout) = layout else { return Ok(()) };
-    for (h, row) in entry_rows(layout, get, indexer)? {
-        for (f, v) in facet_values(&row) {
-            facets.insert(facet_key(f, &v, Some(&h)).as_slice(), ())?;
+
+    let mut table = txn.open_table(POSTINGS)?;
+    for (key, (remove, add)) in changes.0 {
+        let mut list = match table.get(key.as_slice())? {
+            Some(v) => decode_postings(&key, v.value())?,
+            None => Vec::new(),
+        };
+        postings::apply(&mut list, &remove, &add);
+        if list.is_empty() {
+            table.remove(key.as_slice())?;
+        } else {
+            table.insert(key.as_slice(), postings::encode(&list).as_slice())?;
         }
-        rows.insert(h.0, codec::encode(&row).as_slice())?;
-        by_file.insert(file_key(path, &h).as_slice(), ())?;
     }
+    meta.insert(NEXT_ORDINAL, next_ord)?;
+    meta.insert(NEXT_FILE, next_file)?;
+    meta.insert(READY, 1)?;
     Ok(())
+}
+
+/// Empties every table of the index (and removes those of the layout before ordinals), so
+/// the next [`reindex_files`] of every file builds it anew.
+pub(crate) fn clear(txn: &redb::WriteTransaction) -> Result<(), StoreError> {
+    txn.delete_table(OLD_ROWS)?;
+    for def in OLD_KEYS {
+        txn.delete_table(def)?;
+    }
+    txn.delete_table(ROWS)?;
+    txn.delete_table(POSTINGS)?;
+    txn.delete_table(IDS)?;
+    txn.delete_table(FILES)?;
+    txn.delete_table(FILE_NAMES)?;
+    txn.delete_table(META)?;
+    create(txn)?;
+    Ok(())
+}
+
+/// Creates the index's tables (empty) and marks the index built.
+pub(crate) fn create(txn: &redb::WriteTransaction) -> Result<(), StoreError> {
+    txn.open_table(ROWS)?;
+    txn.open_table(POSTINGS)?;
+    txn.open_table(IDS)?;
+    txn.open_table(FILES)?;
+    txn.open_table(FILE_NAMES)?;
+    txn.open_table(META)?.insert(READY, 1)?;
+    Ok(())
+}
+
+/// Whether the index has been built in this layout (a store written by an older evokb has
+/// only the old tables until its first write).
+pub(crate) fn is_ready(meta: &impl ReadableTable<&'static str, u32>) -> Result<bool, StoreError> {
+    Ok(meta.get(READY)?.is_some())
+}
+
+/// The error a query on a store without this index answers, so the caller rebuilds it.
+pub(crate) fn not_built() -> StoreError {
+    corrupted(
+        INDEX_MARK_TABLE,
+        READY,
+        "the store was written by an older evokb, whose facet index this one does not read"
+            .to_string(),
+    )
+}
+
+/// Whether the index holds rows of the file at `path`.
+pub(crate) fn has_rows(
+    files: &impl ReadableTable<&'static str, &'static [u8]>,
+    path: &str,
+) -> Result<bool, StoreError> {
+    Ok(files.get(path)?.is_some())
 }
 
 /// The query rows of the entries a file holds, in file order, with their first lines.
@@ -177,98 +508,423 @@ fn entry_rows<R: std::borrow::Borrow<Record>>(
     Ok(out)
 }
 
+/// The read side of the index: the tables a query opens.
+pub(crate) struct Reader<R, P, I, N> {
+    pub(crate) rows: R,
+    pub(crate) postings: P,
+    pub(crate) ids: I,
+    pub(crate) names: N,
+}
+
+impl<R, P, I, N> Reader<R, P, I, N>
+where
+    R: ReadableTable<u32, &'static [u8]>,
+    P: ReadableTable<&'static [u8], &'static [u8]>,
+    I: ReadableTable<(&'static str, u32), ()>,
+    N: ReadableTable<u32, &'static str>,
+{
+    /// The ordinals of ids starting with `prefix` (all ids when it is empty).
+    fn ids_with_prefix(&self, prefix: &str) -> Result<Vec<u32>, StoreError> {
+        let mut out = Vec::new();
+        for r in self.ids.range((prefix, 0u32)..)? {
+            let (k, _) = r?;
+            let (id, ord) = k.value();
+            if !id.starts_with(prefix) {
+                break;
+            }
+            out.push(ord);
+        }
+        out.sort_unstable();
+        out.dedup();
+        Ok(out)
+    }
+
+    /// The ordinals of the id `id` exactly.
+    fn ids_equal(&self, id: &str) -> Result<Vec<u32>, StoreError> {
+        let mut out = Vec::new();
+        for r in self.ids.range((id, 0u32)..=(id, u32::MAX))? {
+            out.push(r?.0.value().1);
+        }
+        Ok(out)
+    }
+
+    fn posting(&self, facet: &str, value: &str) -> Result<Vec<u32>, StoreError> {
+        let key = posting_key(facet, value);
+        match self.postings.get(key.as_slice())? {
+            Some(v) => decode_postings(&key, v.value()),
+            None => Ok(Vec::new()),
+        }
+    }
+
+    /// The ordinals a filter selects, ascending; `None` when it selects every row.
+    fn select(&self, filter: &Filter) -> Result<Option<Vec<u32>>, StoreError> {
+        let mut sets: Vec<Vec<u32>> = Vec::new();
+        if !filter.id_prefixes.is_empty() {
+            let lists = filter
+                .id_prefixes
+                .iter()
+                .map(|p| self.ids_with_prefix(p))
+                .collect::<Result<Vec<_>, _>>()?;
+            sets.push(postings::union(lists));
+        }
+        for (facet, values) in &filter.facets {
+            if values.is_empty() {
+                continue;
+            }
+            let mut lists = Vec::with_capacity(values.len());
+            for v in values {
+                let v = v.to_lowercase();
+                lists.push(match facet.as_str() {
+                    "id" => self.ids_equal(&v)?,
+                    f if POSTED.contains(&f) => self.posting(f, &v)?,
+                    // A facet no row has selects nothing.
+                    _ => Vec::new(),
+                });
+            }
+            sets.push(postings::union(lists));
+        }
+        // Narrowest first: each intersection then costs the size of what is left.
+        sets.sort_by_key(Vec::len);
+        let mut sets = sets.into_iter();
+        let Some(mut acc) = sets.next() else { return Ok(None) };
+        for s in sets {
+            if acc.is_empty() {
+                break;
+            }
+            acc = postings::intersect(&acc, &s);
+        }
+        Ok(Some(acc))
+    }
+
+    /// Reads the rows of ascending ordinals as runs of range reads: a range is read on while
+    /// the next wanted ordinal is near, and a new one starts past a gap.
+    fn rows_of(&self, ords: &[u32]) -> Result<Vec<(u32, StoredRow)>, StoreError> {
+        let mut out = Vec::with_capacity(ords.len());
+        let mut i = 0;
+        'runs: while i < ords.len() {
+            let mut range = self.rows.range(ords[i]..)?;
+            loop {
+                let Some(r) = range.next() else { break 'runs };
+                let (k, v) = r?;
+                let key = k.value();
+                // An ordinal with no row is damage verify reports; the query skips it.
+                while i < ords.len() && ords[i] < key {
+                    i += 1;
+                }
+                let Some(&want) = ords.get(i) else { break 'runs };
+                if want == key {
+                    out.push((key, decode_row(key, v.value())?));
+                    i += 1;
+                }
+                match ords.get(i) {
+                    Some(&next) if next - key <= READ_ON_GAP => {}
+                    _ => continue 'runs,
+                }
+            }
+        }
+        Ok(out)
+    }
+
+    /// The paths of the given file numbers.
+    fn paths(&self, nos: &BTreeSet<u32>) -> Result<HashMap<u32, String>, StoreError> {
+        let mut out = HashMap::with_capacity(nos.len());
+        // Many files: one pass over the small name table beats a descent per file.
+        if nos.len() > 64 {
+            for r in self.names.iter()? {
+                let (k, v) = r?;
+                if nos.contains(&k.value()) {
+                    out.insert(k.value(), v.value().to_string());
+                }
+            }
+        } else {
+            for &no in nos {
+                if let Some(v) = self.names.get(no)? {
+                    out.insert(no, v.value().to_string());
+                }
+            }
+        }
+        Ok(out)
+    }
+
+    /// Answers a filter, sorted by file, line and id.
+    pub(crate) fn run(&self, filter: &Filter) -> Result<Vec<QueryRow>, StoreError> {
+        let stored: Vec<(u32, StoredRow)> = match self.select(filter)? {
+            Some(ords) => self.rows_of(&ords)?,
+            None => {
+                let mut all = Vec::with_capacity(usize::try_from(self.rows.len()?).unwrap_or(0));
+                for r in self.rows.iter()? {
+                    let (k, v) = r?;
+                    all.push((k.value(), decode_row(k.value(), v.value())?));
+                }
+                all
+            }
+        };
+        let nos: BTreeSet<u32> =
+            stored.iter().filter(|(_, r)| r.file.is_none()).map(|(_, r)| r.file_no).collect();
+        let paths = self.paths(&nos)?;
+        // Sorted by file, line and id before the rows are built, with each path replaced by
+        // its rank among the paths: a number compares faster than a 70-byte path.
+        let order: Vec<usize> = {
+            let mut resolved: Vec<&str> = Vec::with_capacity(stored.len());
+            for (ord, row) in &stored {
+                resolved.push(match (&row.file, paths.get(&row.file_no)) {
+                    (Some(file), _) => file.as_str(),
+                    (None, Some(p)) => p.as_str(),
+                    (None, None) => {
+                        return Err(corrupted(
+                            "idx.q.rows",
+                            ord,
+                            format!("the row names file number {}, which has no path", row.file_no),
+                        ))
+                    }
+                });
+            }
+            let mut by_path = resolved.clone();
+            by_path.sort_unstable();
+            by_path.dedup();
+            let rank: HashMap<&str, usize> =
+                by_path.iter().enumerate().map(|(i, p)| (*p, i)).collect();
+            let ranks: Vec<usize> = resolved.iter().map(|p| rank[p]).collect();
+            let mut order: Vec<usize> = (0..stored.len()).collect();
+            let key = |i: usize| (ranks[i], stored[i].1.line, &stored[i].1.id);
+            order.sort_unstable_by(|&a, &b| key(a).cmp(&key(b)));
+            order
+        };
+        let mut slots: Vec<Option<StoredRow>> = stored.into_iter().map(|(_, r)| Some(r)).collect();
+        // Sized up front: grown by doubling, a result of 12k rows was reallocated into fresh
+        // pages a dozen times, half the time of a broad query.
+        let mut out = Vec::with_capacity(order.len());
+        for row in order.into_iter().filter_map(|i| slots[i].take()) {
+            let path = paths.get(&row.file_no).map_or("", String::as_str);
+            out.push(row.into_row(path));
+        }
+        Ok(out)
+    }
+
+    /// The ids of every indexed entry, in id order (no row is decoded).
+    pub(crate) fn entry_ids(&self) -> Result<Vec<String>, StoreError> {
+        let mut out = Vec::new();
+        for r in self.ids.iter()? {
+            out.push(r?.0.value().0.to_string());
+        }
+        Ok(out)
+    }
+}
+
 /// Compares the facet index tables with what the records and layouts say they must hold.
-/// Returns one sentence per disagreement (at most a few per table, then a count); empty when
+/// Returns one sentence per disagreement (at most a few per kind, then a count); empty when
 /// the index is exact.
 ///
-/// The wanted keys are built once, sorted, and walked beside each table's own key order, so
-/// the check costs one pass over each table and one sort (it held every key of both sides in
-/// ordered sets before, 12 s of a 100k-entry `verify`).
+/// Ordinals are the index's own numbering, so the check takes them from the stored file
+/// table and asks that every part agrees with them and with the records: each file lists
+/// exactly its entries, each listed ordinal has the row the record gives, each posting list
+/// and id key is what those rows imply, and nothing else is stored. One pass over each table.
 pub(crate) fn check<'r>(
     txn: &redb::ReadTransaction,
     layouts: &[FileLayout],
     get: &dyn Fn(&CaseHash) -> Result<Option<&'r Record>, StoreError>,
     indexer: &dyn Indexer,
 ) -> Result<Vec<String>, StoreError> {
-    let mut want_rows: HashMap<[u8; 32], QueryRow> = HashMap::new();
-    let mut want_facets: Vec<Vec<u8>> = Vec::new();
-    let mut want_by_file: Vec<Vec<u8>> = Vec::new();
+    // What the records say: each file's entries by hash, the later one of a repeat.
+    let mut want: HashMap<&str, HashMap<[u8; 32], QueryRow>> = HashMap::new();
     for layout in layouts {
-        for (h, row) in entry_rows(layout, get, indexer)? {
-            for (f, v) in facet_values(&row) {
-                want_facets.push(facet_key(f, &v, Some(&h)));
-            }
-            want_by_file.push(file_key(&layout.path, &h));
-            want_rows.insert(h.0, row);
+        let rows = entry_rows(layout, get, indexer)?;
+        if !rows.is_empty() {
+            want.insert(&layout.path, rows.into_iter().map(|(h, r)| (h.0, r)).collect());
         }
     }
     let mut problems = Vec::new();
-    let mut rows_seen: HashSet<[u8; 32]> = HashSet::with_capacity(want_rows.len());
-    let mut row_problems = Vec::new();
-    match txn.open_table(ROWS) {
-        Ok(rows) => {
-            for r in rows.iter()? {
-                let (k, v) = r?;
-                let key = k.value();
-                rows_seen.insert(key);
-                let name =
-                    want_rows.get(&key).map_or_else(|| crate::record::hex(&key), |w| w.id.clone());
-                match (decode_row(&key, v.value()), want_rows.get(&key)) {
-                    (Err(e), _) => row_problems
-                        .push(format!("the facet index row of '{name}' does not decode ({e})")),
-                    (Ok(_), None) => row_problems.push(format!(
-                        "the facet index has a row for {name}, which is no entry of any file"
-                    )),
-                    (Ok(got), Some(want)) if got != *want => row_problems.push(format!(
-                        "the facet index row of entry '{name}' disagrees with its record"
-                    )),
-                    _ => {}
-                }
+    let mut found = Vec::new();
+    let open_err = |e: redb::TableError| -> Result<(), StoreError> {
+        match e {
+            redb::TableError::TableDoesNotExist(_) => Ok(()),
+            e => Err(e.into()),
+        }
+    };
+    let ready = match txn.open_table(META) {
+        Ok(meta) => is_ready(&meta)?,
+        Err(e) => {
+            open_err(e)?;
+            false
+        }
+    };
+    if !ready {
+        if !want.is_empty() {
+            problems
+                .push("the facet index has not been built by this version of evokb".to_string());
+        }
+        return Ok(problems);
+    }
+    let rows = txn.open_table(ROWS)?;
+    let postings_t = txn.open_table(POSTINGS)?;
+    let ids = txn.open_table(IDS)?;
+    let files = txn.open_table(FILES)?;
+    let names = txn.open_table(FILE_NAMES)?;
+    let next_ord = txn.open_table(META)?.get(NEXT_ORDINAL)?.map_or(0, |v| v.value());
+
+    // Ordinal → (path, the row the records give), from the stored file table.
+    let mut by_ord: HashMap<u32, (&str, u32, &QueryRow)> = HashMap::new();
+    let mut nos: HashMap<u32, String> = HashMap::new();
+    let mut seen_files: HashSet<&str> = HashSet::new();
+    for r in files.iter()? {
+        let (k, v) = r?;
+        let path = k.value().to_string();
+        let fr = match decode_file(&path, v.value()) {
+            Ok(fr) => fr,
+            Err(e) => {
+                found.push(format!(
+                    "the facet index's list of the rows of '{path}' does not decode ({e})"
+                ));
+                continue;
+            }
+        };
+        let Some((&wpath, wrows)) = want.get_key_value(path.as_str()) else {
+            found.push(format!("the facet index lists rows of '{path}', which holds no entry"));
+            continue;
+        };
+        seen_files.insert(wpath);
+        if nos.insert(fr.no, path.clone()).is_some() {
+            found.push(format!("the facet index gives file number {} to two files", fr.no));
+        }
+        let listed: HashSet<[u8; 32]> = fr.members.iter().map(|(h, _)| *h).collect();
+        for (h, row) in wrows {
+            if !listed.contains(h) {
+                found.push(format!("the facet index lacks entry '{}'", row.id));
             }
         }
-        Err(redb::TableError::TableDoesNotExist(_)) => {}
-        Err(err) => return Err(err.into()),
+        for (h, ord) in &fr.members {
+            let Some(row) = wrows.get(h) else {
+                found.push(format!(
+                    "the facet index lists a row in '{path}' for {}, which is no entry of that file",
+                    crate::record::hex(h)
+                ));
+                continue;
+            };
+            if *ord >= next_ord {
+                found.push(format!(
+                    "the facet index row of '{}' has ordinal {ord}, past the next one to give ({next_ord})",
+                    row.id
+                ));
+            }
+            if by_ord.insert(*ord, (wpath, fr.no, row)).is_some() {
+                found.push(format!("the facet index gives ordinal {ord} to two rows"));
+            }
+        }
     }
-    let mut lacking: Vec<&str> = want_rows
+    let mut lacking: Vec<&str> = want
         .iter()
-        .filter(|(k, _)| !rows_seen.contains(*k))
-        .map(|(_, row)| row.id.as_str())
+        .filter(|(p, _)| !seen_files.contains(*p))
+        .flat_map(|(_, rows)| rows.values().map(|r| r.id.as_str()))
         .collect();
     lacking.sort_unstable();
     for id in lacking {
-        row_problems.push(format!("the facet index lacks entry '{id}'"));
+        found.push(format!("the facet index lacks entry '{id}'"));
     }
-    summarise(&mut problems, row_problems);
-    for (name, def, mut want) in
-        [("facet keys", FACETS, want_facets), ("file keys", BY_FILE, want_by_file)]
-    {
-        want.sort_unstable();
-        want.dedup();
-        let (mut missing, mut extra) = (0usize, 0usize);
-        let mut wanted = want.iter().peekable();
-        match txn.open_table(def) {
-            Ok(t) => {
-                for r in t.iter()? {
-                    let (k, _) = r?;
-                    let have = k.value();
-                    // Wanted keys below the table's next key are missing from it.
-                    while wanted.next_if(|w| w.as_slice() < have).is_some() {
-                        missing += 1;
-                    }
-                    if wanted.next_if(|w| w.as_slice() == have).is_none() {
-                        extra += 1;
-                    }
-                }
-            }
-            Err(redb::TableError::TableDoesNotExist(_)) => {}
-            Err(err) => return Err(err.into()),
-        }
-        missing += wanted.count();
-        if extra + missing > 0 {
-            problems.push(format!(
-                "the facet index's {name} disagree with the records: {missing} missing, {extra} left over"
+    for r in names.iter()? {
+        let (k, v) = r?;
+        if nos.get(&k.value()).map(String::as_str) != Some(v.value()) {
+            found.push(format!(
+                "the facet index names file number {} '{}', which no file list agrees with",
+                k.value(),
+                v.value()
             ));
         }
+        nos.remove(&k.value());
+    }
+    for (no, path) in nos {
+        found.push(format!("the facet index has no name for file number {no} ('{path}')"));
+    }
+
+    // Rows, and what they imply for the posting lists and id keys.
+    let mut want_postings: BTreeMap<Vec<u8>, Vec<u32>> = BTreeMap::new();
+    let mut want_ids: Vec<(String, u32)> = Vec::with_capacity(by_ord.len());
+    let mut rows_seen: HashSet<u32> = HashSet::with_capacity(by_ord.len());
+    for r in rows.iter()? {
+        let (k, v) = r?;
+        let ord = k.value();
+        rows_seen.insert(ord);
+        let Some(&(path, no, want_row)) = by_ord.get(&ord) else {
+            found.push(format!(
+                "the facet index has a row at ordinal {ord}, which is no entry of any file"
+            ));
+            continue;
+        };
+        match decode_row(ord, v.value()) {
+            Err(e) => found
+                .push(format!("the facet index row of '{}' does not decode ({e})", want_row.id)),
+            Ok(got) if got.file_no != no || got.clone().into_row(path) != *want_row => found.push(
+                format!("the facet index row of entry '{}' disagrees with its record", want_row.id),
+            ),
+            Ok(_) => {}
+        }
+    }
+    let mut missing_rows: Vec<&str> = by_ord
+        .iter()
+        .filter(|(o, _)| !rows_seen.contains(*o))
+        .map(|(_, (_, _, r))| r.id.as_str())
+        .collect();
+    missing_rows.sort_unstable();
+    for id in missing_rows {
+        found.push(format!("the facet index has no row for entry '{id}'"));
+    }
+    for (&ord, &(path, no, row)) in &by_ord {
+        let stored = StoredRow::new(row.clone(), no, path);
+        for key in stored.posting_keys() {
+            want_postings.entry(key).or_default().push(ord);
+        }
+        want_ids.push((row.id.clone(), ord));
+    }
+    summarise(&mut problems, found);
+
+    let (mut missing, mut extra, mut differ) = (0usize, 0usize, 0usize);
+    let mut wanted = want_postings
+        .into_iter()
+        .map(|(k, mut v)| {
+            v.sort_unstable();
+            (k, v)
+        })
+        .peekable();
+    for r in postings_t.iter()? {
+        let (k, v) = r?;
+        let have = k.value();
+        while wanted.next_if(|(w, _)| w.as_slice() < have).is_some() {
+            missing += 1;
+        }
+        match wanted.next_if(|(w, _)| w.as_slice() == have) {
+            None => extra += 1,
+            Some((_, list)) => {
+                if postings::decode(v.value()).ok().as_ref() != Some(&list) {
+                    differ += 1;
+                }
+            }
+        }
+    }
+    missing += wanted.count();
+    if missing + extra + differ > 0 {
+        problems.push(format!(
+            "the facet index's posting lists disagree with the records: {missing} missing, \
+             {extra} left over, {differ} with other rows"
+        ));
+    }
+
+    want_ids.sort_unstable();
+    let (mut missing, mut extra) = (0usize, 0usize);
+    let mut wanted = want_ids.iter().peekable();
+    for r in ids.iter()? {
+        let (k, _) = r?;
+        let (id, ord) = k.value();
+        while wanted.next_if(|(w, o)| (w.as_str(), *o) < (id, ord)).is_some() {
+            missing += 1;
+        }
+        if wanted.next_if(|(w, o)| (w.as_str(), *o) == (id, ord)).is_none() {
+            extra += 1;
+        }
+    }
+    missing += wanted.count();
+    if missing + extra > 0 {
+        problems.push(format!(
+            "the facet index's id keys disagree with the records: {missing} missing, {extra} left over"
+        ));
     }
     Ok(problems)
 }
@@ -282,129 +938,284 @@ fn summarise(out: &mut Vec<String>, found: Vec<String>) {
     }
 }
 
-/// Scans keys under `prefix` and returns the case hashes at their end.
-fn hashes_with_prefix(
-    table: &impl ReadableTable<&'static [u8], ()>,
-    prefix: &[u8],
-) -> Result<BTreeSet<[u8; 32]>, StoreError> {
-    let mut out = BTreeSet::new();
-    for row in table.range(prefix..)? {
-        let (k, _) = row?;
-        let key = k.value();
-        if !key.starts_with(prefix) {
-            break;
+#[cfg(test)]
+mod tests {
+    //! The index against a naive filter over the records, through random writes, edits,
+    //! moves and deletions committed in batches.
+
+    use super::*;
+    use crate::record::{Kind, Segment};
+    use crate::Store;
+    use proptest::prelude::*;
+    use std::sync::Arc;
+
+    /// Reads `family`, `dtype`, `kind` and `status` fields; the title is the id.
+    struct Fields;
+
+    fn list(rec: &Record, key: &str) -> Vec<String> {
+        rec.field(key)
+            .map(|v| v.split(',').filter(|s| !s.is_empty()).map(str::to_string).collect())
+            .unwrap_or_default()
+    }
+
+    impl Indexer for Fields {
+        fn queryable(&self, kind: Kind) -> bool {
+            kind == Kind::Entry
         }
-        if key.len() >= 32 {
-            if let Ok(h) = <[u8; 32]>::try_from(&key[key.len() - 32..]) {
-                out.insert(h);
+        fn searchable(&self, _: Kind) -> bool {
+            false
+        }
+        fn query_row(&self, rec: &Record, line: u64) -> Option<QueryRow> {
+            Some(QueryRow {
+                id: rec.id.clone(),
+                kind: rec.field("kind").unwrap_or_default().to_string(),
+                title: rec.id.clone(),
+                file: rec.file.clone(),
+                line,
+                family: list(rec, "family"),
+                apis: Vec::new(),
+                dtype: list(rec, "dtype"),
+                device: Vec::new(),
+                status: rec.field("status").unwrap_or_default().to_string(),
+            })
+        }
+        fn search_doc(&self, _: &Record) -> Option<crate::search::SearchDoc> {
+            None
+        }
+    }
+
+    const FAMILIES: [&str; 4] = ["attention", "Norm", "gemm", "reduce"];
+    const DTYPES: [&str; 2] = ["bf16", "fp32"];
+    const KINDS: [&str; 3] = ["trap", "pattern", "case"];
+    const STATUSES: [&str; 2] = ["verified", "stale"];
+
+    #[derive(Debug, Clone)]
+    enum Op {
+        /// Writes entry `id` into file `file` (moving it there if it lives elsewhere).
+        Put { id: u8, file: u8, families: u8, dtypes: u8, kind: u8, status: u8 },
+        /// Removes entry `id` from its file and the store.
+        Delete { id: u8 },
+        /// Drops file `file` and its entries.
+        DropFile { file: u8 },
+        /// Commits the ops so far.
+        Commit,
+    }
+
+    fn op() -> impl Strategy<Value = Op> {
+        prop_oneof![
+            6 => (0u8..24, 0u8..4, 0u8..16, 0u8..4, 0u8..3, 0u8..2).prop_map(
+                |(id, file, families, dtypes, kind, status)| Op::Put { id, file, families, dtypes, kind, status }
+            ),
+            2 => (0u8..24).prop_map(|id| Op::Delete { id }),
+            1 => (0u8..4).prop_map(|file| Op::DropFile { file }),
+            2 => Just(Op::Commit),
+        ]
+    }
+
+    fn pick<'a>(names: &[&'a str], bits: u8) -> Vec<&'a str> {
+        names.iter().enumerate().filter(|(i, _)| bits & (1 << i) != 0).map(|(_, n)| *n).collect()
+    }
+
+    fn record(id: u8, file: u8, families: u8, dtypes: u8, kind: u8, status: u8) -> Record {
+        let field = |key: &str, value: String| Segment::Field { key: key.into(), value };
+        Record {
+            kind: Kind::Entry,
+            id: format!("E{id}"),
+            file: format!("f{file}.md"),
+            segments: vec![
+                Segment::Lit("---\n".into()),
+                field("family", pick(&FAMILIES, families).join(",")),
+                Segment::Lit("\n".into()),
+                field("dtype", pick(&DTYPES, dtypes).join(",")),
+                Segment::Lit("\n".into()),
+                field("kind", KINDS[kind as usize].to_string()),
+                Segment::Lit("\n".into()),
+                field("status", STATUSES[status as usize].to_string()),
+                Segment::Lit("\n---\n".repeat(usize::from(id % 3) + 1)),
+            ],
+        }
+    }
+
+    /// The rows a filter must give, computed from the records and layouts alone.
+    fn naive(store: &Store, filter: &Filter) -> Vec<QueryRow> {
+        let txn = store.read().expect("read");
+        let records = txn.records().expect("records");
+        let by_key: HashMap<CaseHash, &Record> =
+            records.iter().map(|r| (r.case_hash(), r)).collect();
+        let mut out = Vec::new();
+        for layout in txn.files().expect("files") {
+            let rows = entry_rows(&layout, &|h| Ok(by_key.get(h).copied()), &Fields).expect("rows");
+            out.extend(rows.into_iter().map(|(_, r)| r));
+        }
+        let matches = |facet: &str, values: &[String], row: &QueryRow| {
+            let have: Vec<String> = match facet {
+                "family" => row.family.clone(),
+                "dtype" => row.dtype.clone(),
+                "kind" => vec![row.kind.clone()],
+                "status" => vec![row.status.clone()],
+                "id" => return values.iter().any(|v| v.to_lowercase() == row.id),
+                _ => Vec::new(),
+            };
+            values.iter().any(|v| have.iter().any(|h| h.to_lowercase() == v.to_lowercase()))
+        };
+        out.retain(|row| {
+            (filter.id_prefixes.is_empty()
+                || filter.id_prefixes.iter().any(|p| row.id.starts_with(p.as_str())))
+                && filter.facets.iter().all(|(f, vs)| vs.is_empty() || matches(f, vs, row))
+        });
+        out.sort_by(|a, b| (&a.file, a.line, &a.id).cmp(&(&b.file, b.line, &b.id)));
+        out
+    }
+
+    /// Filters over every facet the toy indexer fills, alone and combined.
+    fn filters() -> Vec<Filter> {
+        let mut out = vec![Filter::default()];
+        let one = |f: &str, vs: &[&str]| {
+            let mut filter = Filter::default();
+            filter.facets.insert(f.into(), vs.iter().map(|v| v.to_string()).collect());
+            filter
+        };
+        for fam in FAMILIES {
+            out.push(one("family", &[fam]));
+            for d in DTYPES {
+                for k in KINDS {
+                    let mut f = one("family", &[fam, "gemm"]);
+                    f.facets.insert("dtype".into(), vec![d.into()]);
+                    f.facets.insert("kind".into(), vec![k.into()]);
+                    out.push(f.clone());
+                    f.facets.insert("status".into(), vec!["VERIFIED".into()]);
+                    out.push(f);
+                }
             }
         }
+        out.push(one("family", &["norm"]));
+        out.push(one("status", &["stale"]));
+        out.push(one("id", &["e3", "e14"]));
+        out.push(one("device", &["x"]));
+        out.push(one("nonsense", &["x"]));
+        for p in ["E1", "E", "", "F"] {
+            let mut f = one("kind", &["trap", "case"]);
+            f.id_prefixes = vec![p.into(), "E2".into()];
+            out.push(f.clone());
+            f.facets.clear();
+            out.push(f);
+        }
+        out
     }
-    Ok(out)
-}
 
-/// The ids of every indexed entry, read from the `id` facet keys (no row is decoded).
-pub(crate) fn entry_ids(
-    facets: &impl ReadableTable<&'static [u8], ()>,
-) -> Result<Vec<String>, StoreError> {
-    let prefix = facet_key("id", "", None);
-    let mut out = Vec::new();
-    for row in facets.range(prefix.as_slice()..)? {
-        let (k, _) = row?;
-        let key = k.value();
-        if !key.starts_with(&prefix) {
-            break;
+    fn check_store(store: &Store) -> Result<(), TestCaseError> {
+        let txn = store.read().expect("read");
+        for filter in filters() {
+            prop_assert_eq!(
+                txn.query(&filter).expect("query"),
+                naive(store, &filter),
+                "{:?}",
+                filter
+            );
         }
-        // `id \0 value \0 hash`: the value is what lies between the prefix and the hash.
-        if key.len() >= prefix.len() + 33 {
-            let value = &key[prefix.len()..key.len() - 33];
-            out.push(String::from_utf8_lossy(value).into_owned());
-        }
+        let problems = txn.check_facet_index().expect("check");
+        prop_assert!(problems.is_empty(), "{:?}", problems);
+        Ok(())
     }
-    Ok(out)
-}
 
-/// Answers a filter from the index tables, sorted by file, line and id.
-pub(crate) fn run(
-    rows: &impl ReadableTable<[u8; 32], &'static [u8]>,
-    facets: &impl ReadableTable<&'static [u8], ()>,
-    filter: &Filter,
-) -> Result<Vec<QueryRow>, StoreError> {
-    // Only the first (most selective by kind) facet is scanned; the others are checked per
-    // candidate with point lookups, so a broad facet such as `status` never loads its whole
-    // set of keys.
-    let mut active: Vec<(&str, Vec<String>)> = filter
-        .facets
-        .iter()
-        .filter(|(_, v)| !v.is_empty())
-        .map(|(f, v)| (f.as_str(), v.iter().map(|x| x.to_lowercase()).collect()))
-        .collect();
-    let rank = |f: &str| FACET_NAMES.iter().position(|n| *n == f).unwrap_or(FACET_NAMES.len());
-    // apis and family name few entries each; kind and status name many.
-    let selectivity = |f: &str| match f {
-        "apis" => 0,
-        "family" => 1,
-        "dtype" => 2,
-        "device" => 3,
-        _ => 4 + rank(f),
-    };
-    active.sort_by_key(|(f, _)| selectivity(f));
-    let mut selected: Option<BTreeSet<[u8; 32]>> = None;
-    if !filter.id_prefixes.is_empty() {
-        let mut union = BTreeSet::new();
-        for p in &filter.id_prefixes {
-            union.extend(hashes_with_prefix(facets, &facet_key("id", p, None))?);
-        }
-        selected = Some(union);
-    } else if let Some((facet, values)) = active.first() {
-        let mut union = BTreeSet::new();
-        for v in values {
-            let mut prefix = facet_key(facet, v, None);
-            prefix.push(0);
-            union.extend(hashes_with_prefix(facets, &prefix)?);
-        }
-        selected = Some(union);
-        active.remove(0);
-    }
-    if let Some(candidates) = &mut selected {
-        for (facet, values) in &active {
-            let mut keep = BTreeSet::new();
-            for h in candidates.iter() {
-                let hash = CaseHash(*h);
-                for v in values {
-                    if facets.get(facet_key(facet, v, Some(&hash)).as_slice())?.is_some() {
-                        keep.insert(*h);
-                        break;
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(48))]
+        #[test]
+        fn the_index_answers_like_a_naive_filter(ops in proptest::collection::vec(op(), 1..40)) {
+            let dir = tempfile::tempdir().expect("tempdir");
+            let store = Store::create(dir.path(), Arc::new(Fields)).expect("create");
+            // The model: which file each entry lives in, and each file's entries in order.
+            let mut files: BTreeMap<u8, Vec<u8>> = BTreeMap::new();
+            let mut txn = store.write().expect("write");
+            let layout = |file: u8, ids: &[u8]| FileLayout {
+                path: format!("f{file}.md"),
+                items: std::iter::once(LayoutItem::Prose(format!("# f{file}\n\n")))
+                    .chain(ids.iter().map(|&i| {
+                        LayoutItem::Record(CaseHash::of(Kind::Entry, &format!("E{i}")))
+                    }))
+                    .collect(),
+            };
+            for op in ops {
+                match op {
+                    Op::Put { id, file, families, dtypes, kind, status } => {
+                        let from = files.iter().find(|(_, ids)| ids.contains(&id)).map(|(f, _)| *f);
+                        if let Some(from) = from.filter(|f| *f != file) {
+                            let ids = files.entry(from).or_default();
+                            ids.retain(|i| *i != id);
+                            txn.put_file(&layout(from, ids)).expect("put file");
+                        }
+                        let ids = files.entry(file).or_default();
+                        if !ids.contains(&id) {
+                            // New entries go first, so later entries' lines move.
+                            ids.insert(0, id);
+                        }
+                        txn.put_record(&record(id, file, families, dtypes, kind, status)).expect("put");
+                        txn.put_file(&layout(file, ids)).expect("put file");
+                    }
+                    Op::Delete { id } => {
+                        if let Some((&file, ids)) = files.iter_mut().find(|(_, ids)| ids.contains(&id)) {
+                            ids.retain(|i| *i != id);
+                            txn.delete_record(&CaseHash::of(Kind::Entry, &format!("E{id}"))).expect("delete");
+                            txn.put_file(&layout(file, ids)).expect("put file");
+                        }
+                    }
+                    Op::DropFile { file } => {
+                        for id in files.remove(&file).unwrap_or_default() {
+                            txn.delete_record(&CaseHash::of(Kind::Entry, &format!("E{id}"))).expect("delete");
+                        }
+                        txn.delete_file(&format!("f{file}.md")).expect("delete file");
+                    }
+                    Op::Commit => {
+                        txn.commit().expect("commit");
+                        check_store(&store)?;
+                        txn = store.write().expect("write");
                     }
                 }
             }
-            *candidates = keep;
+            txn.commit().expect("commit");
+            check_store(&store)?;
+            // A rebuild numbers every row afresh and answers the same.
+            let mut txn = store.write().expect("write");
+            txn.rebuild_index().expect("rebuild");
+            txn.commit().expect("commit");
+            check_store(&store)?;
         }
     }
-    let mut out = Vec::new();
-    match selected {
-        Some(keys) => {
-            for k in keys {
-                if let Some(v) = rows.get(k)? {
-                    out.push(decode_row(&k, v.value())?);
-                }
-            }
-        }
-        None => {
-            for r in rows.iter()? {
-                let (k, v) = r?;
-                out.push(decode_row(&k.value(), v.value())?);
-            }
-        }
-    }
-    out.sort_by(|a, b| (&a.file, a.line, &a.id).cmp(&(&b.file, b.line, &b.id)));
-    Ok(out)
-}
 
-fn decode_row(key: &[u8; 32], bytes: &[u8]) -> Result<QueryRow, StoreError> {
-    codec::decode(bytes).map_err(|detail| StoreError::Corrupted {
-        table: "idx.query_rows",
-        key: crate::record::hex(key),
-        detail,
-    })
+    #[test]
+    fn a_fresh_index_numbers_each_family_in_few_runs() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let store = Store::create(dir.path(), Arc::new(Fields)).expect("create");
+        let mut txn = store.write().expect("write");
+        let mut ids_of: BTreeMap<u8, Vec<u8>> = BTreeMap::new();
+        for id in 0..20u8 {
+            let file = id % 4;
+            // Families alternate, so file order alone would interleave them, and every third
+            // entry is also `gemm`.
+            let families = (1 << (id % 2)) | if id % 3 == 0 { 4 } else { 0 };
+            txn.put_record(&record(id, file, families, 0, 0, 0)).expect("put");
+            ids_of.entry(file).or_default().push(id);
+        }
+        for (file, ids) in &ids_of {
+            let items = ids
+                .iter()
+                .map(|i| LayoutItem::Record(CaseHash::of(Kind::Entry, &format!("E{i}"))))
+                .collect();
+            txn.put_file(&FileLayout { path: format!("f{file}.md"), items }).expect("file");
+        }
+        txn.commit().expect("commit");
+        let txn = store.read().expect("read");
+        let reader = txn.query_reader().expect("reader");
+        let runs = |family: &str| {
+            let mut filter = Filter::default();
+            filter.facets.insert("family".into(), vec![family.into()]);
+            let ords = reader.select(&filter).expect("select").expect("some");
+            (ords.len(), 1 + ords.windows(2).filter(|w| w[1] != w[0] + 1).count())
+        };
+        // The clusters in order: [attention], [attention, gemm], [gemm, norm], [norm]. Each
+        // family's rows are one run, where file order would scatter them over all four files.
+        assert_eq!(runs("attention"), (10, 1));
+        assert_eq!(runs("norm"), (10, 1));
+        assert_eq!(runs("gemm"), (7, 1));
+    }
 }

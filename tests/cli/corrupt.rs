@@ -133,9 +133,14 @@ fn every_command_on_a_damaged_store_succeeds_unchanged_or_exits_5_without_writin
 fn rebuild_moves_a_damaged_store_aside_and_imports_the_markdown_again() {
     let p = pristine();
     let db = std::fs::read(db_path(&p.kb)).expect("read the database");
-    let kb = copy_with_db(&p, &flipped(&db, 0.25));
+    // The first of a few places that `list` reads: which pages hold records moves with the
+    // sizes of the other tables, and damage nothing reads proves nothing here.
+    let kb = [0.25, 0.15, 0.35, 0.45, 0.55, 0.65]
+        .iter()
+        .map(|&at| copy_with_db(&p, &flipped(&db, at)))
+        .find(|kb| run(kb.path(), &["list"]).status.code() == Some(5))
+        .expect("damage in a page that `list` reads");
     let want = run(&p.kb, &["list"]);
-    assert_eq!(run(kb.path(), &["list"]).status.code(), Some(5), "the damage is in use");
     let out = run(kb.path(), &["rebuild"]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     assert!(stdout(&out).contains("the store was damaged"), "{}", stdout(&out));
@@ -236,8 +241,7 @@ fn raw_db(kb: &Path) -> redb::Database {
 
 #[test]
 fn a_facet_row_that_does_not_decode_is_rebuilt_by_the_next_query() {
-    const ROWS: redb::TableDefinition<[u8; 32], &[u8]> =
-        redb::TableDefinition::new("idx.query_rows");
+    const ROWS: redb::TableDefinition<u32, &[u8]> = redb::TableDefinition::new("idx.q.rows");
     let p = pristine();
     let db = std::fs::read(db_path(&p.kb)).expect("read the database");
     let want = stdout(&run(&p.kb, &["query", "--json"]));
@@ -267,7 +271,8 @@ fn a_facet_row_that_does_not_decode_is_rebuilt_by_the_next_query() {
 
 #[test]
 fn verify_reports_facet_rows_that_disagree_with_the_records_and_rebuild_fixes_them() {
-    const FACETS: redb::TableDefinition<&[u8], ()> = redb::TableDefinition::new("idx.facets");
+    const POSTINGS: redb::TableDefinition<&[u8], &[u8]> =
+        redb::TableDefinition::new("idx.q.postings");
     let p = pristine();
     let db = std::fs::read(db_path(&p.kb)).expect("read the database");
     let want = stdout(&run(&p.kb, &["query", "--family", "attention", "--json"]));
@@ -276,18 +281,10 @@ fn verify_reports_facet_rows_that_disagree_with_the_records_and_rebuild_fixes_th
         let raw = raw_db(kb.path());
         let w = raw.begin_write().expect("write");
         {
-            let mut facets = w.open_table(FACETS).expect("facets");
-            let key: Vec<u8> = {
-                use redb::ReadableTable;
-                let row = facets
-                    .iter()
-                    .expect("iter")
-                    .map(|r| r.expect("row").0.value().to_vec())
-                    .find(|k| k.starts_with(b"family\0attention\0"))
-                    .expect("an attention entry");
-                row
-            };
-            facets.remove(key.as_slice()).expect("remove");
+            // The posting list of one family goes: its entries drop out of the index.
+            let mut postings = w.open_table(POSTINGS).expect("postings");
+            let gone = postings.remove(b"family\0attention".as_slice()).expect("remove");
+            assert!(gone.is_some(), "the sample has attention entries");
         }
         w.commit().expect("commit");
     }
