@@ -331,7 +331,11 @@ impl HitCounter {
             Some(f) => {
                 let task = f.task.or(f.task_id);
                 let returned = f.returned.unwrap_or_default();
-                self.event(f.ts.as_deref().unwrap_or(""), returned.iter().map(|c| &**c), task.as_deref());
+                self.event(
+                    f.ts.as_deref().unwrap_or(""),
+                    returned.iter().map(|c| &**c),
+                    task.as_deref(),
+                );
             }
             None => {
                 for e in search_events(std::slice::from_ref(rec)) {

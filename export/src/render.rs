@@ -164,7 +164,7 @@ pub fn render_all_with_progress(
             LayoutItem::Prose(_) => None,
         })
         .collect();
-    keys.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+    keys.sort_unstable_by_key(|k| k.0);
     keys.dedup();
     let mut texts: HashMap<CaseHash, String> = HashMap::with_capacity(keys.len());
     for key in keys {
@@ -235,7 +235,8 @@ fn stage_and_swap(
     staged: &mut Vec<(std::path::PathBuf, std::path::PathBuf)>,
 ) -> Result<(), RenderError> {
     let pid = std::process::id();
-    std::fs::create_dir_all(root).map_err(|source| RenderError::Io { path: root.into(), source })?;
+    std::fs::create_dir_all(root)
+        .map_err(|source| RenderError::Io { path: root.into(), source })?;
     for (rel, bytes) in files {
         let path = root.join(rel);
         let io = |source| RenderError::Io { path: path.clone(), source };
@@ -248,7 +249,8 @@ fn stage_and_swap(
     }
     sync_file_system(root)?;
     for (tmp, path) in staged.iter() {
-        std::fs::rename(tmp, path).map_err(|source| RenderError::Io { path: path.clone(), source })?;
+        std::fs::rename(tmp, path)
+            .map_err(|source| RenderError::Io { path: path.clone(), source })?;
     }
     staged.clear();
     sync_file_system(root)

@@ -1014,8 +1014,8 @@ macro_rules! read_methods {
         fn cached_kind_counts(&self) -> Result<Option<BTreeMap<Kind, u64>>, StoreError> {
             let meta = self.txn.open_table(META)?;
             let Some(v) = meta.get(KIND_COUNTS)? else { return Ok(None) };
-            let pairs: Vec<(String, u64)> = codec::decode(v.value())
-                .map_err(|d| corrupted("meta", KIND_COUNTS, d))?;
+            let pairs: Vec<(String, u64)> =
+                codec::decode(v.value()).map_err(|d| corrupted("meta", KIND_COUNTS, d))?;
             let mut out = BTreeMap::new();
             for (tag, n) in pairs {
                 let kind = Kind::from_tag(&tag).ok_or_else(|| {
