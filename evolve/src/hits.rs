@@ -274,6 +274,125 @@ pub fn search_events(records: &[Record]) -> Vec<SearchEvent> {
     out
 }
 
+/// The fields of a search-log line that hits are counted from, borrowed from the line where it
+/// has no escapes. Only the common shape (an object with string `ts`, `task` or `task_id` and
+/// a list of strings in `returned`, each key once) is read this way; anything else goes through
+/// [`search_events`]'s reading of a `serde_json::Value`, which is what decides.
+#[derive(serde::Deserialize)]
+struct LogFields<'a> {
+    #[serde(borrow, default)]
+    ts: Option<std::borrow::Cow<'a, str>>,
+    #[serde(borrow, default)]
+    returned: Option<Vec<std::borrow::Cow<'a, str>>>,
+    #[serde(borrow, default)]
+    task: Option<std::borrow::Cow<'a, str>>,
+    #[serde(borrow, default)]
+    task_id: Option<std::borrow::Cow<'a, str>>,
+}
+
+/// Counts hits per returned id one search event at a time, so the events never need to be
+/// held (or sorted) all at once: [`hit_counts`] over records read one by one.
+///
+/// The result equals sorting the events by time (stably) and replaying them: an id's last hit
+/// is its latest event, and among events with equal times the one fed last; its last task is
+/// the task of the latest event that named one, ties again going to the one fed last.
+#[derive(Debug, Default)]
+pub struct HitCounter {
+    since: Option<String>,
+    by_id: HashMap<String, Counted>,
+}
+
+#[derive(Debug)]
+struct Counted {
+    hits: u64,
+    last_ts: String,
+    /// The time and task of the latest event that named a task.
+    task: Option<(String, String)>,
+}
+
+impl HitCounter {
+    /// A counter of the events at or after `since` (a prefix of an ISO timestamp).
+    pub fn new(since: Option<&str>) -> HitCounter {
+        HitCounter { since: since.map(str::to_string), by_id: HashMap::new() }
+    }
+
+    /// Counts `rec` if it is a search event (in the order the caller feeds them).
+    pub fn add(&mut self, rec: &Record) {
+        if rec.kind != Kind::SearchEvent {
+            return;
+        }
+        let Some(line) = rec.field("json") else { return };
+        let fast = line
+            .trim_start()
+            .starts_with('{')
+            .then(|| serde_json::from_str::<LogFields<'_>>(line).ok())
+            .flatten();
+        match fast {
+            Some(f) => {
+                let task = f.task.or(f.task_id);
+                let returned = f.returned.unwrap_or_default();
+                self.event(
+                    f.ts.as_deref().unwrap_or(""),
+                    returned.iter().map(|c| &**c),
+                    task.as_deref(),
+                );
+            }
+            None => {
+                for e in search_events(std::slice::from_ref(rec)) {
+                    self.event(&e.ts, e.returned.iter().map(String::as_str), e.task.as_deref());
+                }
+            }
+        }
+    }
+
+    fn event<'a>(&mut self, ts: &str, returned: impl Iterator<Item = &'a str>, task: Option<&str>) {
+        if self.since.as_deref().is_some_and(|s| ts < s) {
+            return;
+        }
+        for id in returned {
+            let id = hit_target(id);
+            let c = match self.by_id.get_mut(id) {
+                Some(c) => c,
+                None => self.by_id.entry(id.to_string()).or_insert(Counted {
+                    hits: 0,
+                    last_ts: ts.to_string(),
+                    task: None,
+                }),
+            };
+            c.hits += 1;
+            if ts >= c.last_ts.as_str() {
+                ts.clone_into(&mut c.last_ts);
+            }
+            if let Some(task) = task {
+                match &mut c.task {
+                    Some((t, k)) if ts >= t.as_str() => {
+                        ts.clone_into(t);
+                        task.clone_into(k);
+                    }
+                    Some(_) => {}
+                    None => c.task = Some((ts.to_string(), task.to_string())),
+                }
+            }
+        }
+    }
+
+    /// The counts, most hit first, then by id.
+    pub fn finish(self) -> Vec<EntryHits> {
+        let mut out: Vec<EntryHits> = self
+            .by_id
+            .into_iter()
+            .map(|(id, c)| EntryHits {
+                id,
+                hits: c.hits,
+                last_hit_ts: c.last_ts,
+                last_hit_task: c.task.map(|(_, k)| k),
+            })
+            .collect();
+        out.sort_unstable_by(|a, b| b.hits.cmp(&a.hits).then_with(|| a.id.cmp(&b.id)));
+        out
+    }
+}
+
 /// The record a returned id names. The old search tool logged bottleneck patterns as
 /// `BP_name：title` cut at 40 characters; such an id counts for `BP_name`. Every other id is
 /// itself.
@@ -285,14 +404,25 @@ pub fn hit_target(returned: &str) -> &str {
 }
 
 /// Hit counts per returned id from the store's search events at or after `since` (a prefix
-/// of an ISO timestamp such as `2026-09-10`), most hit first, then by id.
+/// of an ISO timestamp such as `2026-09-10`), most hit first, then by id. Events are taken in
+/// time order, so "last" means latest; of equal times, the later record counts as later.
 pub fn hit_counts(records: &[Record], since: Option<&str>) -> Vec<EntryHits> {
+    let mut counter = HitCounter::new(since);
+    for rec in records {
+        counter.add(rec);
+    }
+    counter.finish()
+}
+
+/// The old form of [`hit_counts`] (every event parsed to a JSON value, sorted by time, then
+/// replayed), kept to test that the streamed count gives the same table.
+#[cfg(test)]
+fn hit_counts_by_replay(records: &[Record], since: Option<&str>) -> Vec<EntryHits> {
     let mut events: Vec<(String, Vec<String>, Option<String>)> = search_events(records)
         .into_iter()
         .filter(|e| since.is_none_or(|s| e.ts.as_str() >= s))
         .map(|e| (e.ts, e.returned, e.task))
         .collect();
-    // Events in time order, so "last" means latest; the sort is stable for equal times.
     events.sort_by(|a, b| a.0.cmp(&b.0));
     let mut by_id: BTreeMap<String, EntryHits> = BTreeMap::new();
     for (ts, ids, task) in events {
@@ -461,6 +591,50 @@ fn event_totals(src: &dyn RecordSource) -> Result<HashMap<String, u64>, StoreErr
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn event(n: usize, json: &str) -> Record {
+        Record {
+            kind: Kind::SearchEvent,
+            id: format!("e{n}"),
+            file: "log.jsonl".into(),
+            segments: vec![
+                Segment::Field { key: "json".into(), value: json.into() },
+                Segment::Lit("\n".into()),
+            ],
+        }
+    }
+
+    #[test]
+    fn the_streamed_count_equals_replaying_the_events_in_time_order() {
+        // Out of time order, equal times, tasks named two ways or not at all, escapes, a
+        // duplicate key, a non-string task, an array line, a truncated bottleneck id, a
+        // repeated id within one event, and a record of another kind.
+        let lines = [
+            r#"{"ts": "2026-03-02T00:00:00Z", "query": "a", "returned": ["X", "Y"], "task": "T-2"}"#,
+            r#"{"ts": "2026-03-01T00:00:00Z", "query": "b", "returned": ["X"], "task": "T-1"}"#,
+            r#"{"ts": "2026-03-02T00:00:00Z", "query": "c", "returned": ["X"]}"#,
+            r#"{"ts": "2026-03-02T00:00:00Z", "query": "d", "returned": ["Y", "Y"], "task_id": "T-3"}"#,
+            r#"{"ts": "2026-03-03T00:00:00Z", "returned": ["\u0058", "BP_a：cut title"], "task": 7}"#,
+            r#"{"ts": "2026-03-04T00:00:00Z", "returned": ["Z"], "task": "T-4", "task": "T-5"}"#,
+            r#"["2026-03-05T00:00:00Z", ["X"], "T-6"]"#,
+            r#"{"ts": null, "returned": ["W"], "task": null}"#,
+            r#"{"ts": "2026-02-28T00:00:00Z", "returned": null, "task": "T-7"}"#,
+            r#"{"ts": "2026-03-06T00:00:00Z", "returned": ["Q", 3], "task": "T-8"}"#,
+            "not json",
+        ];
+        let mut records: Vec<Record> = lines.iter().enumerate().map(|(n, l)| event(n, l)).collect();
+        records.push(Record { kind: Kind::Entry, ..event(99, r#"{"returned": ["X"]}"#) });
+        for since in [None, Some("2026-03-02"), Some("2026-03-03T"), Some("2027")] {
+            let streamed = hit_counts(&records, since);
+            assert_eq!(streamed, hit_counts_by_replay(&records, since), "since {since:?}");
+        }
+        let all = hit_counts(&records, None);
+        let x = all.iter().find(|h| h.id == "X").expect("X is counted");
+        assert_eq!((x.hits, x.last_hit_ts.as_str()), (4, "2026-03-03T00:00:00Z"));
+        // The event of 2026-03-03 named no string task: the last task is the later of the
+        // two events at 03-02 that named one, fed after the first.
+        assert_eq!(x.last_hit_task.as_deref(), Some("T-2"));
+    }
 
     #[test]
     fn truncated_bottleneck_ids_count_for_the_pattern() {

@@ -315,10 +315,14 @@ impl Layout {
     /// The managed files that exist under `root`, sorted by path.
     pub fn discover(&self, root: &Path) -> std::io::Result<Vec<ManagedFile>> {
         let mut out = Vec::new();
+        // The paths already listed: a topic glob may also match a fixed file, and with 5,000
+        // topic files a scan of `out` for each was a quadratic cost of every import.
+        let mut seen = std::collections::HashSet::new();
         for (fixed, role) in self.fixed_files() {
             // Anything at a managed path counts, even a directory or a dangling symlink:
             // reading it then fails with a clear message instead of the file being skipped.
             if root.join(fixed).symlink_metadata().is_ok() {
+                seen.insert(fixed.to_string());
                 out.push(ManagedFile { path: fixed.to_string(), role });
             }
         }
@@ -330,9 +334,7 @@ impl Layout {
                     continue;
                 }
                 let path = if dir.is_empty() { name } else { format!("{dir}/{name}") };
-                if self.role_of(&path) == Some(FileRole::Topic)
-                    && !out.iter().any(|m: &ManagedFile| m.path == path)
-                {
+                if self.role_of(&path) == Some(FileRole::Topic) && seen.insert(path.clone()) {
                     out.push(ManagedFile { path, role: FileRole::Topic });
                 }
             }

@@ -67,17 +67,16 @@ pub fn sync_contents(
     Ok(())
 }
 
-/// Writes every stored script under `out` at its repository path; returns the paths. Only
-/// scripts the store has a `repro` record for are written.
-pub fn write_contents_to(txn: &WriteTxn, out: &Path) -> Result<Vec<String>, RenderError> {
-    let mut written = Vec::new();
+/// The stored scripts `render --out` writes, as (repository path, bytes), in path order: only
+/// scripts the store has a `repro` record for.
+pub fn contents_to_write(txn: &WriteTxn) -> Result<Vec<(String, Vec<u8>)>, RenderError> {
+    let mut out = Vec::new();
     for (key, c) in txn.items::<ReproContent>(REPRO_CONTENT)? {
         let path = String::from_utf8_lossy(&key).into_owned();
         if txn.record_by_id(Kind::Repro, &path)?.is_none() {
             continue;
         }
-        crate::render::write_atomic(&out.join(&path), &c.bytes, None)?;
-        written.push(path);
+        out.push((path, c.bytes));
     }
-    Ok(written)
+    Ok(out)
 }

@@ -774,14 +774,16 @@ pub fn render_to_with_progress(
     let plan = derive.plan(&w)?;
     derive::apply(&mut w, &plan)?;
     let files = render_all_with_progress(&w, progress)?;
-    let mut written = Vec::new();
     progress.phase("writing files", files.len() as u64);
-    for f in &files {
-        progress.advance(1);
-        write_atomic(&out.join(&f.path), f.text.as_bytes(), None)?;
-        written.push(f.path.clone());
-    }
-    written.extend(crate::repro::write_contents_to(&w, out)?);
+    // Written as one batch: each file still replaces its target atomically, with one flush of
+    // the file system for all of them rather than two fsyncs per file (5,000 files at 100k).
+    let mut batch: Vec<(&str, &[u8])> =
+        files.iter().map(|f| (f.path.as_str(), f.text.as_bytes())).collect();
+    let repros = crate::repro::contents_to_write(&w)?;
+    batch.extend(repros.iter().map(|(p, b)| (p.as_str(), b.as_slice())));
+    crate::render::write_all_atomic(out, &batch)?;
+    progress.advance(files.len() as u64);
+    let written = batch.iter().map(|(p, _)| p.to_string()).collect();
     w.commit()?;
     Ok(written)
 }

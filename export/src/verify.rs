@@ -24,14 +24,15 @@ pub struct VerifyReport {
 ///
 /// Every record is read and decoded once (its decode checks that it is stored under the key
 /// of its kind and id); the round trip, the facet index check and the digest all work from those
-/// records in memory, and the round trip of the files is split over the machine's cores.
+/// records in memory; the round trip of the files is split over the machine's cores, and the
+/// facet check and the digest run on the calling thread while it does.
 pub fn verify(store: &Store) -> Result<VerifyReport, StoreError> {
     verify_with_progress(store, &Silent)
 }
 
 /// [`verify`], reporting to `progress` the steps over the whole store (`reading records`,
-/// `checking the facet index`, `computing the digest`) and each file whose layout is checked
-/// and re-parsed (`verifying files`).
+/// then `verifying files`, counting each file whose layout is checked and re-parsed; the facet
+/// index check and the digest run on this thread meanwhile).
 pub fn verify_with_progress(
     store: &Store,
     progress: &dyn Progress,
@@ -77,7 +78,16 @@ pub fn verify_with_progress(
             }
         }
     }
-    problems.extend(round_trip_all(&lay, &layouts, &by_key, progress));
+    // The facet check and the digest read only the transaction, the round trip only the
+    // records in memory: they run while the round-trip workers do, not after them.
+    let mut whole_store = None;
+    let round_trip = round_trip_all(&lay, &layouts, &by_key, progress, || {
+        whole_store = Some(
+            txn.check_facet_index_of(&layouts, &by_key)
+                .and_then(|facets| Ok((facets, txn.digest_of(&records, &layouts)?))),
+        );
+    });
+    problems.extend(round_trip);
     for rec in &records {
         let n = placed.get(&rec.case_hash()).copied().unwrap_or(0);
         if rec.kind != Kind::Repro && n != 1 {
@@ -87,14 +97,27 @@ pub fn verify_with_progress(
             ));
         }
     }
+    // The per-kind counts commands print come from the kind index (and the counts kept with
+    // it), derived data like the facet index.
+    let indexed = txn.counts()?;
+    for &kind in Kind::ALL {
+        let (have, said) = (counts.get(&kind).copied().unwrap_or(0), indexed.get(&kind).copied());
+        if said.unwrap_or(0) != have {
+            problems.push(format!(
+                "the kind index counts {} {kind} record(s) but the store holds {have} (run 'evokb rebuild' to rebuild the index)",
+                said.unwrap_or(0)
+            ));
+        }
+    }
+    let (facets, digest) = match whole_store {
+        Some(done) => done?,
+        None => (txn.check_facet_index_of(&layouts, &by_key)?, txn.digest_of(&records, &layouts)?),
+    };
     // The facet index is derived data; a disagreement is reported with the command that
     // rebuilds it rather than as damage to the records.
-    progress.phase("checking the facet index", 0);
-    for p in txn.check_facet_index_of(&layouts, &by_key)? {
+    for p in facets {
         problems.push(format!("{p} (run 'evokb rebuild' to rebuild the index)"));
     }
-    progress.phase("computing the digest", 0);
-    let digest = txn.digest_of(&records, &layouts)?;
     Ok(VerifyReport { counts, digest, problems })
 }
 
@@ -102,12 +125,14 @@ pub fn verify_with_progress(
 /// records in memory and parsed back. Files are split into one contiguous run per core
 /// (render and parse are pure), and the runs' findings are joined in order, so the report
 /// does not depend on the number of threads. The workers count the files they finish; this
-/// thread passes the count on to `progress` (which need not be shareable across threads).
+/// thread passes the count on to `progress` (which need not be shareable across threads),
+/// after running `meanwhile` (the whole-store checks that need no worker).
 fn round_trip_all(
     lay: &crate::layout::Layout,
     layouts: &[FileLayout],
     by_key: &HashMap<CaseHash, &evokb_store::Record>,
     progress: &dyn Progress,
+    meanwhile: impl FnOnce(),
 ) -> Vec<String> {
     use std::sync::atomic::{AtomicU64, Ordering};
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).clamp(1, 8);
@@ -128,6 +153,7 @@ fn round_trip_all(
                 })
             })
             .collect();
+        meanwhile();
         let mut reported = 0;
         loop {
             let finished = runs.iter().all(|h| h.is_finished());
