@@ -43,6 +43,13 @@ impl Corpus {
         let t0 = Instant::now();
         import(dir.path(), &store, ImportOptions::default()).expect("import");
         eprintln!("cost: {n} entries imported in {:.1?}", t0.elapsed());
+        // Issue 15 also bounds the store's size: at most twice the corpus it was imported from.
+        let store_bytes = tree_bytes(&dir.path().join(".evokb"));
+        let corpus_bytes = tree_bytes(dir.path()) - store_bytes;
+        eprintln!(
+            "cost: {n} entries: store {store_bytes} bytes, corpus {corpus_bytes} bytes ({:.2}×)",
+            store_bytes as f64 / corpus_bytes.max(1) as f64
+        );
         // Past the racy window, a second import takes fingerprints that vouch for every file.
         std::thread::sleep(Duration::from_millis(60));
         import(dir.path(), &store, ImportOptions::default()).expect("import");
@@ -76,6 +83,22 @@ impl Corpus {
         let line = text.lines().find(|l| l.starts_with("id: ")).expect("an id");
         line[4..].trim().to_string()
     }
+}
+
+/// The bytes of every regular file under `dir`.
+fn tree_bytes(dir: &std::path::Path) -> u64 {
+    let mut total = 0;
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).expect("read_dir").flatten() {
+            match e.file_type() {
+                Ok(t) if t.is_dir() => stack.push(e.path()),
+                Ok(t) if t.is_file() => total += e.metadata().map_or(0, |m| m.len()),
+                _ => {}
+            }
+        }
+    }
+    total
 }
 
 fn bench(c: &mut Criterion) {

@@ -297,6 +297,7 @@ pub fn import_in_with_progress(
         .iter()
         .flat_map(|f| f.parsed.records.iter().map(|r| r.record.case_hash()))
         .collect();
+    let prewritten = write_fresh_records(txn, &kb)?;
     progress.phase("importing files", kb.files.len() as u64);
     for f in &kb.files {
         progress.advance(1);
@@ -307,7 +308,8 @@ pub fn import_in_with_progress(
             remember_stat(txn, path, f.stat.as_ref())?;
             continue;
         }
-        import_file(txn, f, &parsed_keys, opts, &mut report, &mut conflicts, &mut resolved)?;
+        let seen = Seen { parsed: &parsed_keys, prewritten: &prewritten };
+        import_file(txn, f, seen, opts, &mut report, &mut conflicts, &mut resolved)?;
         txn.set_file_sync(path, SyncMark { text_hash: f.bytes_hash })?;
         remember_stat(txn, path, f.stat.as_ref())?;
     }
@@ -337,6 +339,48 @@ pub fn import_in_with_progress(
     report.indexed = crate::coverage::index_new_entries(txn, &new_entries)?;
     report.counts = txn.counts()?;
     Ok(report)
+}
+
+/// Prepares the records table for what this import brings: trains the store's record
+/// dictionary from the parsed records when it has none (see
+/// [`WriteTxn::train_record_dict`]), and, when the store holds no record yet (a first import),
+/// writes every parsed record with its sync mark now, in key order ([`WriteTxn::put_records`]:
+/// in file order the blake3 keys land in random leaves, which redb leaves half full). Returns
+/// the keys written, which [`import_file`] then counts as added without comparing them again.
+///
+/// This changes nothing of what a first import decides: with no stored record there is no
+/// record to compare with, to keep or to delete, and every id is unique ([`read_kb`] checked),
+/// so each parsed record is new exactly as the file-by-file pass would have found it.
+fn write_fresh_records(txn: &mut WriteTxn, kb: &ReadKb) -> Result<HashSet<CaseHash>, ImportError> {
+    let all: Vec<&Record> =
+        kb.files.iter().flat_map(|f| f.parsed.records.iter().map(|r| &r.record)).collect();
+    txn.train_record_dict(&all)?;
+    if txn.has_records()? {
+        return Ok(HashSet::new());
+    }
+    let marked: Vec<(&Record, SyncMark)> =
+        all.iter().map(|r| (*r, SyncMark { text_hash: r.text_hash() })).collect();
+    txn.put_records(&marked)?;
+    Ok(all.iter().map(|r| r.case_hash()).collect())
+}
+
+/// The records an import knows of besides the file at hand.
+#[derive(Clone, Copy)]
+struct Seen<'a> {
+    /// Every record parsed from the files read.
+    parsed: &'a HashSet<CaseHash>,
+    /// The records [`write_fresh_records`] wrote already.
+    prewritten: &'a HashSet<CaseHash>,
+}
+
+/// How many records an import must add before [`worth_compacting`] says yes.
+pub const COMPACT_AFTER_ADDED: usize = 10_000;
+
+/// Whether the store is worth compacting ([`evokb_store::Store::compact`]) after the commit of
+/// this import: one that added many records wrote most of the file in one transaction and
+/// left free pages behind; an import of a few edits leaves next to none.
+pub fn worth_compacting(report: &ImportReport) -> bool {
+    report.added >= COMPACT_AFTER_ADDED
 }
 
 /// Keeps a file's stat fingerprint (or forgets a stale one, when the file changed while it was
@@ -408,7 +452,7 @@ fn follow_resolved_entries(txn: &mut WriteTxn, resolved: &[CaseHash]) -> Result<
 fn import_file(
     txn: &mut WriteTxn,
     f: &ReadFile,
-    parsed_keys: &HashSet<CaseHash>,
+    seen: Seen<'_>,
     opts: ImportOptions,
     report: &mut ImportReport,
     conflicts: &mut Vec<Conflict>,
@@ -423,6 +467,11 @@ fn import_file(
     for pr in &f.parsed.records {
         let rec = &pr.record;
         let key = rec.case_hash();
+        if seen.prewritten.contains(&key) {
+            report.added += 1;
+            report.changed.push(key);
+            continue;
+        }
         let file_hash = rec.text_hash();
         let mark = SyncMark { text_hash: file_hash };
         let Some(stored) = txn.record(&key)? else {
@@ -472,7 +521,7 @@ fn import_file(
             let LayoutItem::Record(key) = item else {
                 continue;
             };
-            if in_file.contains(key) || parsed_keys.contains(key) {
+            if in_file.contains(key) || seen.parsed.contains(key) {
                 continue; // still here, or moved to another file
             }
             let Some(stored) = txn.record(key)? else {

@@ -57,7 +57,7 @@ pub fn import(
         return import_check(&root, json_out, strict, &mut bar);
     }
     bar.phase("opening the store", 0);
-    let store = root::open(&root)?;
+    let mut store = root::open(&root)?;
     let prefer = prefer.map(|p| match p {
         PreferArg::File => Prefer::File,
         PreferArg::Store => Prefer::Store,
@@ -80,6 +80,10 @@ pub fn import(
     // The commit also brings the search index up to date.
     bar.phase("committing", 0);
     txn.commit()?;
+    if evokb_export::sync::worth_compacting(&report) {
+        bar.phase("compacting the store", 0);
+        store.compact()?;
+    }
     bar.finish();
     if json_out {
         print_json(&json!({

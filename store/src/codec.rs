@@ -4,6 +4,18 @@
 //! standard configuration) of the value. bincode is pinned to 2.0.1 because 3.0.0 is an empty
 //! tombstone release. The version byte lets a future evokb read old stores and refuse newer ones
 //! with a clear message instead of decoding garbage.
+//!
+//! Records (the bulk of a store) may instead be *packed*: format [`PACKED_FORMAT`], the length
+//! of the bincode bytes (u32, little-endian), then a zstd frame of those bytes compressed with
+//! the store's record dictionary ([`RecordDict`]). A record is a few hundred bytes of
+//! front-matter and prose that repeats across a knowledge base (keys, toolchains, devices,
+//! phrases), which a plain per-value compressor cannot see (measured on the 100k synthetic
+//! corpus: zstd alone 1.25×, lz4 1.11×; zstd level 3 with a 64 KiB dictionary trained from
+//! 4 000 records 5.4×, lz4 with a raw dictionary 3.7× and far slower to compress). The
+//! dictionary is trained once, from the records of the first large import, stored in the meta
+//! table and never replaced, so every packed value stays decodable.
+
+use std::sync::Mutex;
 
 use serde::de::DeserializeOwned;
 use serde::Serialize;
@@ -21,6 +33,120 @@ pub fn encode<T: Serialize>(value: &T) -> Vec<u8> {
         Err(err) => unreachable!("encoding a stored value failed: {err}"),
     }
     out
+}
+
+/// The value format of a packed record (see the module documentation).
+pub const PACKED_FORMAT: u8 = 2;
+
+/// The zstd level records are packed at: level 9 packs 10% smaller but compresses 7× slower.
+const PACK_LEVEL: i32 = 3;
+
+/// How large a trained dictionary may be.
+const DICT_BYTES: usize = 64 << 10;
+
+/// The dictionary records are packed with, and the zstd contexts that use it (one of each,
+/// kept so that a value's compression does not pay for loading the dictionary again).
+pub struct RecordDict {
+    bytes: Vec<u8>,
+    pack: Mutex<zstd::bulk::Compressor<'static>>,
+    unpack: Mutex<zstd::bulk::Decompressor<'static>>,
+}
+
+impl std::fmt::Debug for RecordDict {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "RecordDict({} bytes)", self.bytes.len())
+    }
+}
+
+impl RecordDict {
+    /// Loads a dictionary as [`RecordDict::bytes`] returned it.
+    pub fn load(bytes: &[u8]) -> Result<RecordDict, String> {
+        let err = |e: std::io::Error| format!("the record dictionary does not load: {e}");
+        Ok(RecordDict {
+            bytes: bytes.to_vec(),
+            pack: Mutex::new(
+                zstd::bulk::Compressor::with_dictionary(PACK_LEVEL, bytes).map_err(err)?,
+            ),
+            unpack: Mutex::new(zstd::bulk::Decompressor::with_dictionary(bytes).map_err(err)?),
+        })
+    }
+
+    /// Trains a dictionary from sample values (bincode of records, as [`encode_plain`] gives
+    /// them). `None` when zstd finds too little in the samples to train on.
+    pub fn train(samples: &[Vec<u8>]) -> Option<RecordDict> {
+        let bytes = zstd::dict::from_samples(samples, DICT_BYTES).ok()?;
+        RecordDict::load(&bytes).ok()
+    }
+
+    /// The dictionary as stored.
+    pub fn bytes(&self) -> &[u8] {
+        &self.bytes
+    }
+}
+
+/// The bincode bytes of a value, without a format byte: what a record dictionary is trained on.
+pub fn encode_plain<T: Serialize>(value: &T) -> Vec<u8> {
+    let mut out = encode(value);
+    out.remove(0);
+    out
+}
+
+/// Encodes a record: packed with `dict` when there is one (and packing makes it smaller), else
+/// as [`encode`] does.
+pub fn encode_record<T: Serialize>(value: &T, dict: Option<&RecordDict>) -> Vec<u8> {
+    let plain = encode(value);
+    let Some(dict) = dict else { return plain };
+    let payload = &plain[1..];
+    let packed = {
+        let mut pack = dict.pack.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        pack.compress(payload)
+    };
+    match (packed, u32::try_from(payload.len())) {
+        (Ok(frame), Ok(len)) if frame.len() + 5 < plain.len() => {
+            let mut out = Vec::with_capacity(frame.len() + 5);
+            out.push(PACKED_FORMAT);
+            out.extend_from_slice(&len.to_le_bytes());
+            out.extend_from_slice(&frame);
+            out
+        }
+        _ => plain,
+    }
+}
+
+/// Whether a stored value is packed (needs the record dictionary to decode).
+pub fn is_packed(bytes: &[u8]) -> bool {
+    bytes.first() == Some(&PACKED_FORMAT)
+}
+
+/// Decodes a record written by [`encode_record`]; `dict` is the store's record dictionary,
+/// asked for only when the value is packed.
+pub fn decode_record<T: DeserializeOwned>(
+    bytes: &[u8],
+    dict: impl FnOnce() -> Result<std::sync::Arc<RecordDict>, String>,
+) -> Result<T, String> {
+    if !is_packed(bytes) {
+        return decode(bytes);
+    }
+    let head: [u8; 4] = bytes
+        .get(1..5)
+        .and_then(|b| b.try_into().ok())
+        .ok_or("a packed value shorter than its length prefix")?;
+    let len = u32::from_le_bytes(head) as usize;
+    let dict = dict()?;
+    let plain = {
+        let mut unpack = dict.unpack.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        unpack.decompress(&bytes[5..], len)
+    }
+    .map_err(|e| format!("a packed value does not unpack: {e}"))?;
+    if plain.len() != len {
+        return Err(format!("a packed value unpacks to {} bytes, not {len}", plain.len()));
+    }
+    let (value, used) = bincode::serde::decode_from_slice(&plain, bincode::config::standard())
+        .map_err(|err| format!("undecodable value: {err}"))?;
+    if used != plain.len() {
+        return Err(format!("{} trailing bytes after the value", plain.len() - used));
+    }
+    Ok(value)
 }
 
 /// Decodes a value written by [`encode`]. Errors are sentences for a `Corrupted` report.
@@ -57,6 +183,36 @@ mod tests {
         let bytes = encode(&rec);
         assert_eq!(bytes[0], VALUE_FORMAT);
         assert_eq!(decode::<Record>(&bytes), Ok(rec));
+    }
+
+    #[test]
+    fn packs_records_with_a_trained_dictionary_and_unpacks_them() -> Result<(), String> {
+        let rec = |i: usize| Record {
+            kind: Kind::Entry,
+            id: format!("PL-{i}"),
+            file: "a/b.md".into(),
+            segments: vec![
+                Segment::Field {
+                    key: "toolchain".into(),
+                    value: "tilelang 0.1.2 / CANN 8.5.0".into(),
+                },
+                Segment::Body(format!("### case {i}\n- measured {}µs on the vector unit\n", i * 7)),
+            ],
+        };
+        let samples: Vec<Vec<u8>> = (0..2000).map(|i| encode_plain(&rec(i))).collect();
+        let dict = std::sync::Arc::new(RecordDict::train(&samples).ok_or("training failed")?);
+        let reloaded = std::sync::Arc::new(RecordDict::load(dict.bytes())?);
+        let value = encode_record(&rec(5000), Some(&dict));
+        assert!(is_packed(&value));
+        assert!(value.len() < encode(&rec(5000)).len());
+        assert_eq!(decode_record::<Record>(&value, || Ok(reloaded.clone()))?, rec(5000));
+        // A plain value decodes without the dictionary being asked for.
+        let plain = encode_record(&rec(1), None);
+        assert_eq!(decode_record::<Record>(&plain, || Err("not asked".into()))?, rec(1));
+        // A cut packed value is an error, not a panic or garbage.
+        assert!(decode_record::<Record>(&value[..value.len() - 3], || Ok(dict.clone())).is_err());
+        assert!(decode_record::<Record>(&value[..3], || Ok(dict.clone())).is_err());
+        Ok(())
     }
 
     #[test]

@@ -131,6 +131,15 @@ pub enum StoreError {
         /// What redb said.
         source: Box<redb::DatabaseError>,
     },
+    /// Compacting the database file failed (the file holds what it held before: redb
+    /// compacts through ordinary two-phase commits).
+    #[error("compacting the store '{}' failed: {source}", path.display())]
+    Compact {
+        /// The database file.
+        path: PathBuf,
+        /// What redb said.
+        source: Box<redb::Error>,
+    },
     /// A stored value could not be decoded.
     #[error("corrupted value in table '{table}' at key '{key}': {detail}")]
     Corrupted {

@@ -13,6 +13,13 @@
 //! over the raw id, scored 0 so they leave BM25 as it is). Ties are broken by id so results
 //! are deterministic. The same query is counted as it is ranked, so a search also says how
 //! many records matched in all.
+//!
+//! The index stores nothing of a document but its record key (32 bytes): the title, path,
+//! facets and snippet of a hit come from the record itself, through a resolver the store
+//! gives [`SearchIndex::search`]. Storing them made tantivy's document store three quarters of
+//! the index (78 of 104 MB at 100k entries), all of it copies of what the records table holds;
+//! a search reads the few records it returns instead. Term positions are not kept either: no
+//! query is a phrase query, and BM25 needs only term frequencies and field norms.
 
 pub mod tokenize;
 
@@ -25,7 +32,8 @@ use tantivy::collector::{Count, TopDocs};
 use tantivy::directory::MmapDirectory;
 use tantivy::query::{BooleanQuery, ConstScoreQuery, Occur, Query, RangeQuery, TermQuery};
 use tantivy::schema::{
-    Field, IndexRecordOption, Schema, TextFieldIndexing, TextOptions, Value, STORED, STRING,
+    Field, IndexRecordOption, Schema, TextFieldIndexing, TextOptions, Value, INDEXED, STORED,
+    STRING,
 };
 use tantivy::tokenizer::{TextAnalyzer, TokenStream};
 use tantivy::{Index, IndexReader, ReloadPolicy, TantivyDocument, Term};
@@ -44,6 +52,20 @@ pub enum SearchError {
         dir: PathBuf,
         /// What tantivy said.
         source: tantivy::TantivyError,
+    },
+    /// A hit names a record the store does not hold: the index is not the records' index.
+    #[error("the search index in '{}' names record {key}, which the store does not hold", dir.display())]
+    UnknownRecord {
+        /// The index directory.
+        dir: PathBuf,
+        /// The record key, in hex.
+        key: String,
+    },
+    /// The store failed to give a hit's record.
+    #[error("a search hit's record cannot be read: {detail}")]
+    Resolve {
+        /// What the store said.
+        detail: String,
     },
     /// The index directory could not be created or cleared.
     #[error("cannot prepare the search index directory '{}': {source}", dir.display())]
@@ -83,33 +105,28 @@ pub struct SearchDoc {
 
 #[derive(Debug, Clone, Copy)]
 struct Fields {
+    /// The record key's 32 bytes: indexed, so that a changed record's document is deleted,
+    /// and stored, all the document store holds.
     key: Field,
     id: Field,
     text: Field,
-    source: Field,
-    title: Field,
-    path: Field,
-    body: Field,
-    facets_json: Field,
     filters: [Field; 6],
 }
+
+/// The field whose presence tells this layout from older ones (which stored whole documents).
+const LAYOUT_FIELD: &str = "key_bytes";
 
 fn schema() -> (Schema, Fields) {
     let text = TextOptions::default().set_indexing_options(
         TextFieldIndexing::default()
             .set_tokenizer(TOKENIZER_NAME)
-            .set_index_option(IndexRecordOption::WithFreqsAndPositions),
+            .set_index_option(IndexRecordOption::WithFreqs),
     );
     let mut sb = Schema::builder();
     let fields = Fields {
-        key: sb.add_text_field("key", STRING | STORED),
-        id: sb.add_text_field("id", STRING | STORED),
+        key: sb.add_bytes_field(LAYOUT_FIELD, INDEXED | STORED),
+        id: sb.add_text_field("id", STRING),
         text: sb.add_text_field("text", text),
-        source: sb.add_text_field("source", STORED),
-        title: sb.add_text_field("title", STORED),
-        path: sb.add_text_field("path", STORED),
-        body: sb.add_text_field("body", STORED),
-        facets_json: sb.add_text_field("facets", STORED),
         filters: FILTER_FACETS.map(|f| sb.add_text_field(&format!("f_{f}"), STRING)),
     };
     (sb.build(), fields)
@@ -178,7 +195,7 @@ impl SearchIndex {
         let mmap = MmapDirectory::open(dir).map_err(|e| err(e.into()))?;
         let index = Index::open(mmap).map_err(err)?;
         let (_, fields) = schema();
-        if index.schema().get_field("f_status").is_err() {
+        if index.schema().get_field(LAYOUT_FIELD).is_err() {
             return Err(err(tantivy::TantivyError::SchemaError("an older index layout".into())));
         }
         index.tokenizers().register(TOKENIZER_NAME, analyzer());
@@ -191,8 +208,14 @@ impl SearchIndex {
         self.index.load_metas().ok()?.payload?.parse().ok()
     }
 
-    /// Replaces the whole index in `dir` with `docs`, at generation `gen`.
-    pub fn rebuild(dir: &Path, docs: &[SearchDoc], gen: u64) -> Result<SearchIndex, SearchError> {
+    /// Replaces the whole index in `dir` with `docs`, at generation `gen`. The documents are
+    /// taken one at a time, so a caller can make them as they are indexed instead of holding
+    /// every one. Returns the index and how many documents it holds.
+    pub fn rebuild(
+        dir: &Path,
+        docs: impl IntoIterator<Item = SearchDoc>,
+        gen: u64,
+    ) -> Result<(SearchIndex, usize), SearchError> {
         let io = |source| SearchError::Io { dir: dir.into(), source };
         if dir.exists() {
             std::fs::remove_dir_all(dir).map_err(io)?;
@@ -204,36 +227,48 @@ impl SearchIndex {
         let index = Index::create(mmap, schema, Default::default()).map_err(err)?;
         index.tokenizers().register(TOKENIZER_NAME, analyzer());
         let mut idx = SearchIndex { index, fields, dir: dir.into(), reader: None };
-        idx.apply(&[], docs, gen)?;
+        // A new index holds no document to replace.
+        let n = idx.write(&[], docs, gen, false)?;
         idx.reader = Some(open_reader(&idx.index).map_err(err)?);
-        Ok(idx)
+        Ok((idx, n))
     }
 
-    /// Removes the documents of `removed` keys, adds `added` ones (each with its record kind
-    /// tag), and commits at generation `gen`.
+    /// Removes the documents of `removed` keys, replaces or adds `added` ones, and commits at
+    /// generation `gen`. Returns how many documents were added.
     pub fn apply(
         &self,
         removed: &[CaseHash],
-        added: &[SearchDoc],
+        added: impl IntoIterator<Item = SearchDoc>,
         gen: u64,
-    ) -> Result<(), SearchError> {
+    ) -> Result<usize, SearchError> {
+        self.write(removed, added, gen, true)
+    }
+
+    fn write(
+        &self,
+        removed: &[CaseHash],
+        added: impl IntoIterator<Item = SearchDoc>,
+        gen: u64,
+        replace: bool,
+    ) -> Result<usize, SearchError> {
         let err = |source| SearchError::Index { dir: self.dir.clone(), source };
         let mut writer =
             self.index.writer_with_num_threads::<TantivyDocument>(1, 32_000_000).map_err(err)?;
         let f = self.fields;
-        for key in removed.iter().chain(added.iter().map(|d| &d.key)) {
-            writer.delete_term(Term::from_field_text(f.key, &key.to_hex()));
+        for key in removed {
+            writer.delete_term(Term::from_field_bytes(f.key, &key.0));
         }
+        let mut n = 0;
         for d in added {
+            n += 1;
+            if replace {
+                // The old document goes first (a delete applies to earlier documents only).
+                writer.delete_term(Term::from_field_bytes(f.key, &d.key.0));
+            }
             let mut doc = TantivyDocument::default();
-            doc.add_text(f.key, d.key.to_hex());
+            doc.add_bytes(f.key, &d.key.0[..]);
             doc.add_text(f.id, &d.id);
             doc.add_text(f.text, format!("{} {} {}", d.id, d.title, d.body));
-            doc.add_text(f.source, &d.source);
-            doc.add_text(f.title, &d.title);
-            doc.add_text(f.path, &d.path);
-            doc.add_text(f.body, &d.body);
-            doc.add_text(f.facets_json, serde_json::to_string(&d.facets).unwrap_or_default());
             for (facet, value) in &d.filters {
                 if let Some(i) = FILTER_FACETS.iter().position(|x| x == facet) {
                     doc.add_text(f.filters[i], value);
@@ -245,7 +280,7 @@ impl SearchIndex {
         prepared.set_payload(&gen.to_string());
         prepared.commit().map_err(err)?;
         writer.wait_merging_threads().map_err(err)?;
-        Ok(())
+        Ok(n)
     }
 
     /// The distinct tokens of a query, in order of first appearance.
@@ -263,8 +298,14 @@ impl SearchIndex {
         out
     }
 
-    /// Runs a search.
-    pub fn search(&self, q: &SearchQuery) -> Result<SearchResults, SearchError> {
+    /// Runs a search. `resolve` gives the search document of a hit's record (`Ok(None)` when
+    /// the store holds no such record, which makes the search fail: the index is not the
+    /// records').
+    pub fn search(
+        &self,
+        q: &SearchQuery,
+        resolve: &dyn Fn(&CaseHash) -> Result<Option<SearchDoc>, String>,
+    ) -> Result<SearchResults, SearchError> {
         let err = |source| SearchError::Index { dir: self.dir.clone(), source };
         let f = self.fields;
         let tokens = Self::query_tokens(&q.text);
@@ -329,20 +370,25 @@ impl SearchIndex {
         let mut hits = Vec::with_capacity(top.len());
         for (score, addr) in top {
             let d: TantivyDocument = searcher.doc(addr).map_err(err)?;
-            let get = |field: Field| {
-                d.get_first(field).and_then(|v| v.as_str()).unwrap_or("").to_string()
-            };
-            let id = get(f.id);
-            let facets: BTreeMap<String, String> =
-                serde_json::from_str(&get(f.facets_json)).unwrap_or_default();
+            let key = d
+                .get_first(f.key)
+                .and_then(|v| v.as_bytes())
+                .and_then(|b| <[u8; 32]>::try_from(b).ok())
+                .map(CaseHash)
+                .ok_or_else(|| {
+                    err(tantivy::TantivyError::InternalError("a document without its key".into()))
+                })?;
+            let doc = resolve(&key).map_err(|detail| SearchError::Resolve { detail })?.ok_or_else(
+                || SearchError::UnknownRecord { dir: self.dir.clone(), key: key.to_hex() },
+            )?;
             hits.push(SearchHit {
-                id,
-                source: get(f.source),
-                title: get(f.title),
-                path: get(f.path),
-                facets,
+                snippet: snippet(&doc.body, &tokens),
+                id: doc.id,
+                source: doc.source,
+                title: doc.title,
+                path: doc.path,
+                facets: doc.facets,
                 score,
-                snippet: snippet(&get(f.body), &tokens),
             });
         }
         hits.sort_by(|a, b| b.score.total_cmp(&a.score).then_with(|| a.id.cmp(&b.id)));
