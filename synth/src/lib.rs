@@ -212,7 +212,10 @@ pub fn write_kb_shaped(
     for v in 0..(n_entries / 10).max(1) {
         let _ = write!(
             queue,
-            "## VP-2026-{:04}\n\n- type: P\n- title: {}\n- evidence:\n  - task-{} opt_log\n- repro: repro-missing\n- toolchain_stamp: tilelang 0.1.2 / CANN 8.5.0\n- target_doc: {PL_DIR}/attention.md\n- delta: |\n    add {}\n- status: pending\n- confirmations: 1/2\n- created_by: task t-{v} 2026-09-07\n- decided_by: -\n- decided_note: -\n\n",
+            "## VP-{}-{:04}\n\n- type: P\n- title: {}\n- evidence:\n  - task-{} opt_log\n- repro: repro-missing\n- toolchain_stamp: tilelang 0.1.2 / CANN 8.5.0\n- target_doc: {PL_DIR}/attention.md\n- delta: |\n    add {}\n- status: pending\n- confirmations: 1/2\n- created_by: task t-{v} 2026-09-07\n- decided_by: -\n- decided_note: -\n\n",
+            // Ids have four digits per year: past 10,000 items the year moves on, so every id
+            // stays unique (a repeated id is an import error).
+            2026 + v / 10000,
             v % 10000,
             rng.sentence(3),
             rng.below(500),
