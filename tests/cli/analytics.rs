@@ -8,10 +8,6 @@ use serde_json::Value;
 
 use crate::support::*;
 
-fn data(rel: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data").join(rel)
-}
-
 fn json_of(kb: &Path, args: &[&str]) -> Value {
     let out = evokb(kb, args);
     assert!(out.status.success(), "{args:?}: {}", stderr(&out));
@@ -21,17 +17,7 @@ fn json_of(kb: &Path, args: &[&str]) -> Value {
 fn loaded() -> tempfile::TempDir {
     let kb = sample();
     assert!(evokb(kb.path(), &["init"]).status.success());
-    let reg = data("model-iteration/results/error_registry.jsonl");
-    let log = data("model-iteration/results/iteration_log.jsonl");
-    let tl = data("timelines");
-    for args in [
-        vec!["errors", "import", reg.to_str().expect("utf-8")],
-        vec!["rounds", "import", log.to_str().expect("utf-8")],
-        vec!["timeline", "import", tl.to_str().expect("utf-8")],
-    ] {
-        let out = evokb(kb.path(), &args);
-        assert!(out.status.success(), "{}", stderr(&out));
-    }
+    import_analytics_inputs(kb.path());
     kb
 }
 

@@ -10,8 +10,9 @@ use serde_json::Value;
 
 use crate::support::*;
 
-fn data(rel: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data").join(rel)
+/// Owned command-line words, for the table of commands below.
+fn argv(words: &[&str]) -> Vec<String> {
+    words.iter().map(|w| w.to_string()).collect()
 }
 
 fn schema_dir() -> PathBuf {
@@ -39,17 +40,7 @@ fn loaded() -> (tempfile::TempDir, Value) {
     let import = evokb(kb.path(), &["import", "--json"]);
     assert!(import.status.success(), "{}", stderr(&import));
     let import: Value = serde_json::from_slice(&import.stdout).expect("import --json");
-    let reg = data("model-iteration/results/error_registry.jsonl");
-    let log = data("model-iteration/results/iteration_log.jsonl");
-    let tl = data("timelines");
-    for args in [
-        vec!["errors", "import", reg.to_str().expect("utf-8")],
-        vec!["rounds", "import", log.to_str().expect("utf-8")],
-        vec!["timeline", "import", tl.to_str().expect("utf-8")],
-    ] {
-        let out = evokb(kb.path(), &args);
-        assert!(out.status.success(), "{}", stderr(&out));
-    }
+    import_analytics_inputs(kb.path());
     (kb, import)
 }
 
@@ -129,153 +120,88 @@ fn every_json_output_validates_against_its_published_schema_and_a_broken_one_doe
     // (schema, the command's path, its arguments). `render --check` runs before and after a
     // render, so both the differing and the matching shape are checked.
     let cases: Vec<(&str, &str, Vec<String>)> = vec![
-        ("import-check", "import", vec!["import".into(), "--check".into()]),
-        ("render-check", "render", vec!["render".into(), "--check".into()]),
-        ("verify", "verify", vec!["verify".into()]),
-        ("get", "get", vec!["get".into(), "PL-1.6-copy-floor".into()]),
-        ("get", "get", vec!["get".into(), "VP-2026-0003".into()]),
-        ("list", "list", vec!["list".into()]),
-        ("list", "list", vec!["list".into(), "--kind".into(), "repro".into()]),
-        ("query", "query", vec!["query".into(), "--family".into(), "attention".into()]),
-        ("query", "query", vec!["query".into(), "--family".into(), "nothing-at-all".into()]),
-        ("search", "search", vec!["search".into(), "attention".into(), "块宽".into()]),
-        (
-            "search",
-            "search",
-            vec!["search".into(), "attention".into(), "--offset".into(), "3".into()],
-        ),
-        ("search-index", "search", vec!["search".into(), "--index".into()]),
-        ("similar", "similar", vec!["similar".into(), "copy".into(), "floor".into()]),
-        ("lint", "lint", vec!["lint".into()]),
-        ("budget", "budget", vec!["budget".into()]),
-        ("stale", "stale", vec!["stale".into(), "--stamp".into(), stamp.into()]),
-        (
-            "stale",
-            "stale",
-            vec!["stale".into(), "--stamp".into(), stamp.into(), "--include-unknown".into()],
-        ),
-        ("doctor", "doctor", vec!["doctor".into()]),
-        ("queue-show", "queue show", vec!["queue".into(), "show".into(), "VP-2026-0003".into()]),
-        (
-            "queue-due",
-            "queue due",
-            vec!["queue".into(), "due".into(), "--today".into(), "2027-01-01".into()],
-        ),
-        ("report", "report", vec!["report".into(), "--task".into(), "manual".into()]),
-        ("report-round", "report round", vec!["report".into(), "round".into(), "R2".into()]),
-        ("stats-hits", "stats hits", vec!["stats".into(), "hits".into()]),
-        ("stats-metrics", "stats metrics", vec!["stats".into(), "metrics".into()]),
-        ("stats-transitions", "stats transitions", vec!["stats".into(), "transitions".into()]),
+        ("import-check", "import", argv(&["import", "--check"])),
+        ("render-check", "render", argv(&["render", "--check"])),
+        ("verify", "verify", argv(&["verify"])),
+        ("get", "get", argv(&["get", "PL-1.6-copy-floor"])),
+        ("get", "get", argv(&["get", "VP-2026-0003"])),
+        ("list", "list", argv(&["list"])),
+        ("list", "list", argv(&["list", "--kind", "repro"])),
+        ("query", "query", argv(&["query", "--family", "attention"])),
+        ("query", "query", argv(&["query", "--family", "nothing-at-all"])),
+        ("search", "search", argv(&["search", "attention", "块宽"])),
+        ("search", "search", argv(&["search", "attention", "--offset", "3"])),
+        ("search-index", "search", argv(&["search", "--index"])),
+        ("similar", "similar", argv(&["similar", "copy", "floor"])),
+        ("lint", "lint", argv(&["lint"])),
+        ("budget", "budget", argv(&["budget"])),
+        ("stale", "stale", argv(&["stale", "--stamp", stamp])),
+        ("stale", "stale", argv(&["stale", "--stamp", stamp, "--include-unknown"])),
+        ("doctor", "doctor", argv(&["doctor"])),
+        ("queue-show", "queue show", argv(&["queue", "show", "VP-2026-0003"])),
+        ("queue-due", "queue due", argv(&["queue", "due", "--today", "2027-01-01"])),
+        ("report", "report", argv(&["report", "--task", "manual"])),
+        ("report-round", "report round", argv(&["report", "round", "R2"])),
+        ("stats-hits", "stats hits", argv(&["stats", "hits"])),
+        ("stats-metrics", "stats metrics", argv(&["stats", "metrics"])),
+        ("stats-transitions", "stats transitions", argv(&["stats", "transitions"])),
+        ("stats-transitions", "stats transitions", argv(&["stats", "transitions", "--cases"])),
         (
             "stats-transitions",
             "stats transitions",
-            vec!["stats".into(), "transitions".into(), "--cases".into()],
+            argv(&["stats", "transitions", "--by", "subset"]),
         ),
         (
             "stats-transitions",
             "stats transitions",
-            vec!["stats".into(), "transitions".into(), "--by".into(), "subset".into()],
+            argv(&["stats", "transitions", "--by", "pattern"]),
         ),
-        (
-            "stats-transitions",
-            "stats transitions",
-            vec!["stats".into(), "transitions".into(), "--by".into(), "pattern".into()],
-        ),
-        ("stats-recurrence", "stats recurrence", vec!["stats".into(), "recurrence".into()]),
+        ("stats-recurrence", "stats recurrence", argv(&["stats", "recurrence"])),
+        ("stats-recurrence", "stats recurrence", argv(&["stats", "recurrence", "--after", "fix"])),
         (
             "stats-recurrence",
             "stats recurrence",
-            vec!["stats".into(), "recurrence".into(), "--after".into(), "fix".into()],
+            argv(&["stats", "recurrence", "--after", "injection"]),
         ),
         (
             "stats-recurrence",
             "stats recurrence",
-            vec!["stats".into(), "recurrence".into(), "--after".into(), "injection".into()],
+            argv(&["stats", "recurrence", "--after", "injection", "--map", &s(&map)]),
+        ),
+        ("stats-recurrence", "stats recurrence", argv(&["stats", "recurrence", "--by", "subset"])),
+        ("stats-recurrence", "stats recurrence", argv(&["stats", "recurrence", "--by", "pattern"])),
+        (
+            "stats-recurrence",
+            "stats recurrence",
+            argv(&["stats", "recurrence", "--after", "fix", "--by", "pattern"]),
         ),
         (
             "stats-recurrence",
             "stats recurrence",
-            vec![
-                "stats".into(),
-                "recurrence".into(),
-                "--after".into(),
-                "injection".into(),
-                "--map".into(),
-                s(&map),
-            ],
+            argv(&["stats", "recurrence", "--after", "injection", "--by", "subset"]),
         ),
         (
             "stats-recurrence",
             "stats recurrence",
-            vec!["stats".into(), "recurrence".into(), "--by".into(), "subset".into()],
-        ),
-        (
-            "stats-recurrence",
-            "stats recurrence",
-            vec!["stats".into(), "recurrence".into(), "--by".into(), "pattern".into()],
-        ),
-        (
-            "stats-recurrence",
-            "stats recurrence",
-            vec![
-                "stats".into(),
-                "recurrence".into(),
-                "--after".into(),
-                "fix".into(),
-                "--by".into(),
-                "pattern".into(),
-            ],
-        ),
-        (
-            "stats-recurrence",
-            "stats recurrence",
-            vec![
-                "stats".into(),
-                "recurrence".into(),
-                "--after".into(),
-                "injection".into(),
-                "--by".into(),
-                "subset".into(),
-            ],
-        ),
-        (
-            "stats-recurrence",
-            "stats recurrence",
-            vec![
-                "stats".into(),
-                "recurrence".into(),
-                "--after".into(),
-                "injection".into(),
-                "--by".into(),
-                "pattern".into(),
-            ],
+            argv(&["stats", "recurrence", "--after", "injection", "--by", "pattern"]),
         ),
         (
             "timeline-summary",
             "timeline summary",
-            vec![
-                "timeline".into(),
-                "summary".into(),
-                "--task".into(),
-                "rmsnorm-_rms_fwd_kernel-20260905T101420Z".into(),
-            ],
+            argv(&["timeline", "summary", "--task", "rmsnorm-_rms_fwd_kernel-20260905T101420Z"]),
         ),
         (
             "timeline-summary",
             "timeline summary",
-            vec!["timeline".into(), "summary".into(), "--dir".into(), s(&task_dir)],
+            argv(&["timeline", "summary", "--dir", &s(&task_dir)]),
         ),
         (
             "timeline-summary",
             "timeline summary",
-            vec!["timeline".into(), "summary".into(), "--task".into(), "no-such-task".into()],
+            argv(&["timeline", "summary", "--task", "no-such-task"]),
         ),
-        (
-            "export",
-            "export",
-            vec!["export".into(), "--format".into(), "csv".into(), s(&export_dir)],
-        ),
-        ("render-check", "render", vec!["render".into(), "--check".into()]),
+        ("export", "export", argv(&["export", "--format", "csv", &s(&export_dir)])),
+        ("render-check", "render", argv(&["render", "--check"])),
     ];
 
     let mut checked: Vec<(&str, Value)> = vec![("import", import)];

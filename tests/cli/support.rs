@@ -137,3 +137,24 @@ pub fn rendered(pf: &evokb_export::parse::ParsedFile) -> String {
     assert!(records.next().is_none());
     out
 }
+
+/// A file or folder of the project's own test data (`tests/data/REL`).
+pub fn data(rel: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data").join(rel)
+}
+
+/// Imports the analytics inputs into the store of `kb`: the model-iteration fixture's error
+/// registry and iteration log, and the task timelines.
+pub fn import_analytics_inputs(kb: &Path) {
+    let reg = data("model-iteration/results/error_registry.jsonl");
+    let log = data("model-iteration/results/iteration_log.jsonl");
+    let tl = data("timelines");
+    for args in [
+        vec!["errors", "import", reg.to_str().expect("utf-8")],
+        vec!["rounds", "import", log.to_str().expect("utf-8")],
+        vec!["timeline", "import", tl.to_str().expect("utf-8")],
+    ] {
+        let out = evokb(kb, &args);
+        assert!(out.status.success(), "{}", stderr(&out));
+    }
+}
