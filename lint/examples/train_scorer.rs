@@ -179,7 +179,8 @@ struct Row {
     /// Each sentence's features with the line-wide ones (lines of two or more sentences).
     views: Vec<Vec<u32>>,
     rule: bool,
-    /// Whether the line holds any lexicon concept (the classifier judges only such lines).
+    /// Whether the line holds any lexicon concept or stance cue (the classifier judges only
+    /// such lines).
     concept: bool,
     attack: bool,
     /// Index of the training set, or `None` for the background legitimate lines.
@@ -201,7 +202,7 @@ impl Model {
     /// As `score::logit`: the larger of the whole line's and of each sentence's logit.
     fn score(&self, r: &Row) -> f32 {
         if !r.concept {
-            // `score.rs` leaves a line without any lexicon concept unjudged.
+            // `injection.rs` leaves a line without any concept or stance cue unjudged.
             return f32::MIN;
         }
         r.views.iter().map(|v| self.logit(v)).fold(self.logit(&r.feats), f32::max)
@@ -388,7 +389,8 @@ fn main() {
                 shared.iter().chain(v.iter().filter(|b| !dropped.contains(b))).copied().collect()
             })
             .collect();
-        let concept = fs.iter().any(|(_, n)| n.starts_with("c:"));
+        // As `injection.rs`: a line is judged when it holds a lexicon concept or a stance cue.
+        let concept = fs.iter().any(|(_, n)| n.starts_with("c:") || n.starts_with("m:"));
         let dedup = |mut v: Vec<u32>| {
             if std::env::var_os("TRAIN_DEDUP").is_some() {
                 v.sort_unstable();
@@ -516,7 +518,7 @@ fn main() {
     ));
     eprint!("{report}");
     eprintln!(
-        "attacks without any lexicon concept: {} (caught held out: {}); background lines without one: {}",
+        "attacks without any lexicon concept or stance cue: {} (caught held out: {}); background lines without one: {}",
         no_concept.len(),
         no_concept.iter().filter(|x| x.0 >= t_cv).count(),
         rows.iter().filter(|r| r.set.is_none() && !r.view && !r.concept).count()

@@ -308,10 +308,17 @@ static STANCE_AC: LazyLock<AhoCorasick> = LazyLock::new(|| {
         .expect("the stance cues compile")
 });
 
-/// Whether a concept names a process act or what it acts on (the verbs and objects of
-/// `flag_of`, the relaxations, secrets, commands and faked results).
+/// Whether a concept names a process act, what it acts on or who acts (the verbs and objects
+/// of `flag_of`, the relaxations, secrets, commands, faked results, the reader and the user):
+/// "agents may", "由人决定".
 fn act_concept(c: C) -> bool {
-    matches!(flag_of(c), Some(3 | 5 | 6 | 7 | 8 | 13))
+    matches!(flag_of(c), Some(0 | 1 | 3 | 5 | 6 | 7 | 8 | 9 | 13))
+}
+
+/// Whether `line` holds a stance cue (the classifier judges such a line even when it names
+/// no concept of the lexicon).
+pub(crate) fn has_stance(line: &str) -> bool {
+    !stance_cues(line).is_empty()
 }
 
 /// Every stance cue of `line` as (start, end, stance), Latin cues whole words only.
