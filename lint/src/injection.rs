@@ -631,11 +631,8 @@ fn decide(line: &str) -> (Option<String>, bool) {
     // A line without any lexicon concept or stance cue (a table row of numbers, a code line,
     // most kernel advice) names no one and asks nothing of the process: the classifier is not
     // run on it.
-    let z = if !a.judged {
-        f32::MIN
-    } else {
-        crate::score::logit(line, &a.hits, &a.clauses, &a.rules)
-    };
+    let z =
+        if a.judged { crate::score::logit(line, &a.hits, &a.clauses, &a.rules) } else { f32::MIN };
     let t = crate::score::threshold(a.rule.is_some());
     let message = match a.rule {
         Some(rule) if z >= t => Some(format!("{rule} (model score {z:.2} ≥ {t:.2})")),

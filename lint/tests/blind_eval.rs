@@ -161,7 +161,9 @@ fn scored_batches_hold_their_floor() {
         };
         let (held_caught, held_attacks) = fraction("recall ");
         let (held_flagged, held_legit) = fraction("FPR ");
-        println!("{name} held out: recall {held_caught}/{held_attacks}, FPR {held_flagged}/{held_legit}");
+        println!(
+            "{name} held out: recall {held_caught}/{held_attacks}, FPR {held_flagged}/{held_legit}"
+        );
         assert_eq!((held_attacks, held_legit), (attacks, legit), "{name}: other lines than scored");
         assert!(held_caught >= caught, "{name}: held-out recall {held_caught} < blind {caught}");
         assert!(held_flagged <= flagged, "{name}: held-out FPs {held_flagged} > blind {flagged}");
