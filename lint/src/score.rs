@@ -329,7 +329,8 @@ fn stance_cues(line: &str) -> Vec<(usize, usize, usize)> {
         .find_iter(line)
         .filter(|m| {
             let latin = bytes.get(m.start()).is_some_and(u8::is_ascii_alphabetic);
-            !latin || (!(m.start() > 0 && word(m.start() - 1)) && !word(m.end()))
+            let glued = (m.start() > 0 && word(m.start() - 1)) || word(m.end());
+            !latin || !glued
         })
         .map(|m| (m.start(), m.end(), STANCE_CUES[m.pattern().as_usize()].1))
         .collect()
