@@ -6,6 +6,7 @@
 //! cargo run --release -p evokb-lint --example train_scorer -- --exclude own-7     # hold a set out entirely
 //! cargo run --release -p evokb-lint --example train_scorer -- --generated DIR     # also report on a synth corpus
 //! cargo run --release -p evokb-lint --example train_scorer -- --drop p:,y: --out /tmp/w.tsv  # ablation
+//! cargo run --release -p evokb-lint --example train_scorer -- --dev lint/tests/dev/own-12 # score a dev set
 //! ```
 //!
 //! **Data.** Label 1: the plain-text attacks of every set under `lint/tests/train/` (encoded
@@ -130,10 +131,10 @@ fn corpus_attacks(corpus: &Path) -> Vec<String> {
 /// legitimate lines are far denser in hard cases than any knowledge base or blind batch, so
 /// holding their held-out false positives at 1% would buy a margin on lines that real text
 /// seldom holds with recall on attacks that it does.
-const NOT_CALIBRATED: &[&str] = &["own-8", "own-9", "own-10", "own-11", "own-12"];
+const NOT_CALIBRATED: &[&str] = &["own-8", "own-9", "own-10", "own-11", "own-12", "own-13"];
 
 /// Styles of attacks left out of the classifier's training: encoded carriers of a plain attack
-/// (the checks decode them first), and batch-4's escaping paths and `javascript:`/`data:`/`file:`
+/// (the checks decode them first), and batch-4's and batch-5's escaping paths and `javascript:`/`data:`/`file:`
 /// links, which `KB-SEC-PATH` and `KB-SEC-HIDDEN` judge by their form, not their words.
 const ENCODED: &[&str] = &[
     "path",
@@ -147,6 +148,18 @@ const ENCODED: &[&str] = &[
     "html-entity",
     "zw",
     "zero-width",
+    // batch-5's names for the same carriers and link or path forms.
+    "entity",
+    "urlenc",
+    "zwsp",
+    "zwbinary",
+    "jslink",
+    "datalink",
+    "filelink",
+    "pathescape",
+    // A rot13 "cipher note": the checks do not decode rot13 (not among the encodings of the
+    // issue), and its letters are noise to a word model.
+    "rot13",
 ];
 
 /// Training hyper-parameters: epochs, L2, weight clip, weight of the sets' legitimate lines
@@ -166,7 +179,8 @@ struct Row {
     /// Each sentence's features with the line-wide ones (lines of two or more sentences).
     views: Vec<Vec<u32>>,
     rule: bool,
-    /// Whether the line holds any lexicon concept (the classifier judges only such lines).
+    /// Whether the line holds any lexicon concept or stance cue (the classifier judges only
+    /// such lines).
     concept: bool,
     attack: bool,
     /// Index of the training set, or `None` for the background legitimate lines.
@@ -188,7 +202,7 @@ impl Model {
     /// As `score::logit`: the larger of the whole line's and of each sentence's logit.
     fn score(&self, r: &Row) -> f32 {
         if !r.concept {
-            // `score.rs` leaves a line without any lexicon concept unjudged.
+            // `injection.rs` leaves a line without any concept or stance cue unjudged.
             return f32::MIN;
         }
         r.views.iter().map(|v| self.logit(v)).fold(self.logit(&r.feats), f32::max)
@@ -302,6 +316,8 @@ fn main() {
         |k: &str| args.windows(2).filter(|w| w[0] == k).map(|w| w[1].clone()).collect::<Vec<_>>();
     let exclude = opt("--exclude");
     let generated = opt("--generated");
+    // Development sets scored by the final model, never trained on (`lint/tests/dev/`).
+    let dev = opt("--dev");
     // Ablation: `--drop p:,y:` trains without the feature kinds named.
     let drop: Vec<String> = opt("--drop")
         .iter()
@@ -373,7 +389,8 @@ fn main() {
                 shared.iter().chain(v.iter().filter(|b| !dropped.contains(b))).copied().collect()
             })
             .collect();
-        let concept = fs.iter().any(|(_, n)| n.starts_with("c:"));
+        // As `injection.rs`: a line is judged when it holds a lexicon concept or a stance cue.
+        let concept = fs.iter().any(|(_, n)| n.starts_with("c:") || n.starts_with("m:"));
         let dedup = |mut v: Vec<u32>| {
             if std::env::var_os("TRAIN_DEDUP").is_some() {
                 v.sort_unstable();
@@ -501,7 +518,7 @@ fn main() {
     ));
     eprint!("{report}");
     eprintln!(
-        "attacks without any lexicon concept: {} (caught held out: {}); background lines without one: {}",
+        "attacks without any lexicon concept or stance cue: {} (caught held out: {}); background lines without one: {}",
         no_concept.len(),
         no_concept.iter().filter(|x| x.0 >= t_cv).count(),
         rows.iter().filter(|r| r.set.is_none() && !r.view && !r.concept).count()
@@ -544,6 +561,37 @@ fn main() {
             }
         }
         eprintln!("generated corpus {g}: {fp} of {} distinct lines flagged", lines.len());
+    }
+
+    for d in &dev {
+        // The classifier alone, at the final thresholds (the whole pipeline, decoding included,
+        // is `blind_eval.rs`; the two agree on plain lines).
+        let dir = Path::new(d);
+        let judge = |v: &serde_json::Value| {
+            let r = row_of(v["text"].as_str().unwrap_or(""), &mut BTreeMap::new());
+            flagged(&(m.score(&r), r.rule, false), threshold, rule_threshold)
+        };
+        let plain = |v: &&serde_json::Value| {
+            !ENCODED.contains(&v.get("style").and_then(|x| x.as_str()).unwrap_or("plain"))
+        };
+        let a = jsonl(&dir.join("attacks.jsonl"));
+        let l = jsonl(&dir.join("legit.jsonl"));
+        let a: Vec<&serde_json::Value> = a.iter().filter(plain).collect();
+        let caught = a.iter().filter(|v| judge(v)).count();
+        let fp = l.iter().filter(|v| judge(v)).count();
+        for v in a.iter().filter(|v| !judge(v)) {
+            eprintln!("  dev MISS {}", v["text"].as_str().unwrap_or(""));
+        }
+        for v in l.iter().filter(|v| judge(v)) {
+            eprintln!("  dev FALSE POSITIVE {}", v["text"].as_str().unwrap_or(""));
+        }
+        eprintln!(
+            "dev set {d}: recall {caught}/{} = {:.3}, FPR {fp}/{} = {:.3} (classifier, plain lines)",
+            a.len(),
+            caught as f64 / a.len().max(1) as f64,
+            l.len(),
+            fp as f64 / l.len().max(1) as f64
+        );
     }
 
     let (fingerprint, bits) = evokb_lint::scorer_meta();

@@ -566,6 +566,8 @@ struct Assessment {
     hits: Vec<crate::intent::Hit>,
     clauses: Vec<(usize, usize)>,
     rules: Vec<&'static str>,
+    /// Whether the classifier judges the line (a lexicon concept or a stance cue).
+    judged: bool,
 }
 
 fn assess(line: &str) -> Assessment {
@@ -590,9 +592,12 @@ fn assess(line: &str) -> Assessment {
     if !rules.is_empty() {
         rules.push("any");
     }
-    // Only the classifier needs the clauses, and it runs only on lines with a concept.
-    let clauses = if hits.is_empty() { Vec::new() } else { crate::intent::clauses(line) };
-    Assessment { rule, action, hits, clauses, rules }
+    // Only the classifier needs the clauses, and it runs only on lines with a concept or a
+    // stance cue ("… count as independent evidence", "可以凑满 2/2": a policy stated as a fact
+    // may name no act the lexicon knows).
+    let judged = !hits.is_empty() || crate::score::has_stance(line);
+    let clauses = if judged { crate::intent::clauses(line) } else { Vec::new() };
+    Assessment { rule, action, hits, clauses, rules, judged }
 }
 
 /// The scorer's features of a normalised line, for the trainer (`examples/train_scorer.rs`):
@@ -623,14 +628,11 @@ fn decide(line: &str) -> (Option<String>, bool) {
         }
     }
     let a = assess(line);
-    // A line without any lexicon concept (a table row of numbers, a code line, most kernel
-    // advice) names no one and asks nothing of the process: the classifier is not run on it.
-    // Of 1,778 training attacks 24 hold no concept, and cross-validation caught none of them.
-    let z = if a.hits.is_empty() {
-        f32::MIN
-    } else {
-        crate::score::logit(line, &a.hits, &a.clauses, &a.rules)
-    };
+    // A line without any lexicon concept or stance cue (a table row of numbers, a code line,
+    // most kernel advice) names no one and asks nothing of the process: the classifier is not
+    // run on it.
+    let z =
+        if a.judged { crate::score::logit(line, &a.hits, &a.clauses, &a.rules) } else { f32::MIN };
     let t = crate::score::threshold(a.rule.is_some());
     let message = match a.rule {
         Some(rule) if z >= t => Some(format!("{rule} (model score {z:.2} ≥ {t:.2})")),
