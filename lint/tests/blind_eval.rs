@@ -170,6 +170,25 @@ fn scored_batches_hold_their_floor() {
     }
 }
 
+/// A scored batch that has not been trained on (`tests/scored/batch-K/`) is held, through the
+/// whole pipeline, to the figures it got at its one blind scoring: a later change may raise
+/// them but not lose an attack it caught or flag more legitimate lines than it did.
+#[test]
+fn untrained_scored_batches_hold_their_blind_figures() {
+    // batch-6 at 6ca391e (the frozen round-5 detector): 213/318 caught, 20/302 flagged.
+    let floors: &[(&str, usize, usize, usize, usize)] = &[("scored/batch-6", 213, 318, 20, 302)];
+    for &(name, caught, attacks, flagged, legit) in floors {
+        let a = load(&format!("{name}/attacks.jsonl"));
+        let l = load(&format!("{name}/legit.jsonl"));
+        assert_eq!((a.len(), l.len()), (attacks, legit), "{name}: other lines than were scored");
+        let (recall, fpr) = score(name, &a, &l);
+        let (now_caught, now_flagged) =
+            ((recall * attacks as f64).round() as usize, (fpr * legit as f64).round() as usize);
+        assert!(now_caught >= caught, "{name}: caught {now_caught} < {caught} at its scoring");
+        assert!(now_flagged <= flagged, "{name}: flagged {now_flagged} > {flagged} at its scoring");
+    }
+}
+
 /// The training-fit report: every training set (`tests/train/*`: the examples, the
 /// scored batches 1–5, the engineer's own sets, the independent sets own-6/7) is printed with
 /// its recall, false-positive rate and every confusion case, through the whole pipeline
