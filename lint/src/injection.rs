@@ -766,7 +766,7 @@ fn decide(line: &str) -> (Option<String>, bool) {
     out
 }
 
-type DecidedCache = std::collections::HashMap<String, (Option<String>, bool)>;
+type DecidedCache = crate::Memo<String, (Option<String>, bool)>;
 static DECIDED: LazyLock<std::sync::Mutex<DecidedCache>> = LazyLock::new(Default::default);
 
 /// Find instructions aimed at the agents who will read the entry: every line (and a line

@@ -912,7 +912,7 @@ pub(crate) fn lexicon_fingerprint() -> u64 {
 }
 
 /// Verdicts per normalised line (see [`judge`]); cleared when it grows past 200,000 lines.
-type JudgeCache = std::collections::HashMap<String, (Option<Verdict>, bool)>;
+type JudgeCache = crate::Memo<String, (Option<Verdict>, bool)>;
 static JUDGED: LazyLock<std::sync::Mutex<JudgeCache>> = LazyLock::new(Default::default);
 
 /// Whether a concept can start a frame; a line with none of them gets no verdict.

@@ -150,6 +150,11 @@ pub(crate) fn prefilters() -> bool {
     PREFILTERS.load(std::sync::atomic::Ordering::Relaxed)
 }
 
+/// The map of every per-line memo: keys are lines of entry text, hashed with foldhash (seeded
+/// per process, so crafted collisions do not carry over between runs) instead of SipHash, whose
+/// rounds were a visible share of a 10k-entry lint in which most lines are looked up.
+pub(crate) type Memo<K, V> = std::collections::HashMap<K, V, foldhash::fast::RandomState>;
+
 /// Longest line whose per-line answers are memoised: knowledge bases repeat short lines
 /// (front-matter fields, stamps, table rules) across entries, while long body lines are
 /// unique and would only cost a copy and a hash.
