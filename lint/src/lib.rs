@@ -151,8 +151,9 @@ pub(crate) fn prefilters() -> bool {
 }
 
 /// The map of every per-line memo: keys are lines of entry text, hashed with foldhash (seeded
-/// per process, so crafted collisions do not carry over between runs) instead of SipHash, whose
-/// rounds were a visible share of a 10k-entry lint in which most lines are looked up.
+/// per process from address-space randomisation, so a collision crafted for one run does not
+/// carry over to the next) instead of SipHash, whose rounds were a visible share of a
+/// 10k-entry lint in which most lines are looked up.
 pub(crate) type Memo<K, V> = std::collections::HashMap<K, V, foldhash::fast::RandomState>;
 
 /// Longest line whose per-line answers are memoised: knowledge bases repeat short lines
