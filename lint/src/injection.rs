@@ -188,44 +188,47 @@ fn weak(category: Category, pattern: &str, needs: &'static Regex, guard: Guard) 
 static RULES: LazyLock<Vec<Rule>> = LazyLock::new(build_rules);
 
 /// Which rules a window may match, from one Aho–Corasick pass over the literals every match
-/// of a rule must begin with. The literals are regex-syntax's prefix extraction of each
-/// pattern, the same analysis the regex engine uses for its own prefilter, so the test is
-/// exact in one direction: a window that holds none of a rule's literals holds no match of
-/// it, and that rule need not be compiled or run. A rule whose matches need not begin with a
-/// literal (an infinite or empty prefix set, e.g. one that starts with `[a-z]*` or `^`) is
-/// always a candidate.
+/// of a rule must begin with and those it must end with. The literals are regex-syntax's
+/// prefix and suffix extraction of each pattern, the analysis the regex engine uses for its
+/// own prefilters, so the test is exact in one direction: a window that lacks all of a rule's
+/// prefixes, or all of its suffixes, holds no match of it, and that rule need not be compiled
+/// or run. (Prefixes alone are often short words, "the", "run", "rm", found inside most
+/// lines; a rule's suffixes are its objects, "instructions", "门禁", which few lines hold.)
+/// A side with no finite set of non-empty literals (a pattern that starts with `[a-z]*` or
+/// ends with `$`) requires nothing.
 struct Prefilter {
     /// Every distinct literal of every rule; `None` when there are none.
     ac: Option<aho_corasick::AhoCorasick>,
-    /// The rules (indexes into [`RULES`]) that begin with each literal of `ac`.
-    owners: Vec<Vec<usize>>,
-    /// Rules that are candidates on every window.
-    always: Vec<bool>,
+    /// For each literal of `ac`, the rules it is a prefix (side 0) or suffix (side 1) of.
+    owners: Vec<Vec<(usize, usize)>>,
+    /// For each rule, whether it needs one of its prefixes and one of its suffixes.
+    needs: Vec<[bool; 2]>,
 }
 
 static PREFILTER: LazyLock<Prefilter> = LazyLock::new(|| build_prefilter(&RULES));
 
 fn build_prefilter(rules: &[Rule]) -> Prefilter {
+    use regex_syntax::hir::literal::ExtractKind;
     let mut literals: Vec<Vec<u8>> = Vec::new();
-    let mut owners: Vec<Vec<usize>> = Vec::new();
-    let mut always = vec![false; rules.len()];
+    let mut owners: Vec<Vec<(usize, usize)>> = Vec::new();
+    let mut needs = vec![[false; 2]; rules.len()];
     for (i, rule) in rules.iter().enumerate() {
-        let Some(lits) = prefix_literals(&rule.source) else {
-            if let Some(a) = always.get_mut(i) {
-                *a = true;
+        for (side, kind) in [ExtractKind::Prefix, ExtractKind::Suffix].into_iter().enumerate() {
+            let Some(lits) = edge_literals(&rule.source, kind) else { continue };
+            if let Some(n) = needs.get_mut(i).and_then(|n| n.get_mut(side)) {
+                *n = true;
             }
-            continue;
-        };
-        for lit in lits {
-            match literals.iter().position(|l| *l == lit) {
-                Some(k) => {
-                    if let Some(o) = owners.get_mut(k) {
-                        o.push(i);
+            for lit in lits {
+                match literals.iter().position(|l| *l == lit) {
+                    Some(k) => {
+                        if let Some(o) = owners.get_mut(k) {
+                            o.push((i, side));
+                        }
                     }
-                }
-                None => {
-                    literals.push(lit);
-                    owners.push(vec![i]);
+                    None => {
+                        literals.push(lit);
+                        owners.push(vec![(i, side)]);
+                    }
                 }
             }
         }
@@ -241,9 +244,9 @@ fn build_prefilter(rules: &[Rule]) -> Prefilter {
             .ok()
     };
     if ac.is_none() {
-        always.iter_mut().for_each(|a| *a = true);
+        needs.iter_mut().for_each(|n| *n = [false; 2]);
     }
-    Prefilter { ac, owners, always }
+    Prefilter { ac, owners, needs }
 }
 
 /// Builds a fresh rule table and its prefilter, as the first check of a process does (for the
@@ -254,13 +257,16 @@ pub(crate) fn construct() -> usize {
     rules.len() + pf.owners.len()
 }
 
-/// The literals every match of `pattern` begins with, or `None` when there is no such finite
-/// set of non-empty literals (or the pattern does not parse here, which the regex build
-/// would then report).
-fn prefix_literals(pattern: &str) -> Option<Vec<Vec<u8>>> {
-    use regex_syntax::hir::literal::{ExtractKind, Extractor};
+/// The literals every match of `pattern` begins with (`Prefix`) or ends with (`Suffix`), or
+/// `None` when there is no such finite set of non-empty literals (or the pattern does not
+/// parse here, which the regex build would then report).
+fn edge_literals(
+    pattern: &str,
+    kind: regex_syntax::hir::literal::ExtractKind,
+) -> Option<Vec<Vec<u8>>> {
+    use regex_syntax::hir::literal::Extractor;
     let hir = regex_syntax::ParserBuilder::new().build().parse(pattern).ok()?;
-    let seq = Extractor::new().kind(ExtractKind::Prefix).extract(&hir);
+    let seq = Extractor::new().kind(kind).extract(&hir);
     let lits = seq.literals()?;
     if lits.is_empty() || lits.iter().any(|l| l.as_bytes().is_empty()) {
         return None;
@@ -274,17 +280,17 @@ fn candidates(window: &str) -> Vec<bool> {
     if !crate::prefilters() {
         return vec![true; RULES.len()];
     }
-    let mut out = pf.always.clone();
+    let mut seen = vec![[false; 2]; pf.needs.len()];
     if let Some(ac) = &pf.ac {
         for m in ac.find_overlapping_iter(window) {
-            for &i in pf.owners.get(m.pattern().as_usize()).into_iter().flatten() {
-                if let Some(c) = out.get_mut(i) {
-                    *c = true;
+            for &(i, side) in pf.owners.get(m.pattern().as_usize()).into_iter().flatten() {
+                if let Some(s) = seen.get_mut(i).and_then(|s| s.get_mut(side)) {
+                    *s = true;
                 }
             }
         }
     }
-    out
+    pf.needs.iter().zip(seen).map(|(n, s)| (!n[0] || s[0]) && (!n[1] || s[1])).collect()
 }
 
 #[allow(clippy::vec_init_then_push)]
