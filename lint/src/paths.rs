@@ -300,8 +300,7 @@ fn clean_token(raw: &str) -> &str {
 
 /// Resolve `token` from the entry's directory and from the root; report a symlink escape.
 /// Cache of symlink answers: (root, entry directory, token) to the escaping target.
-type EscapeCache =
-    crate::Memo<String, crate::Memo<String, Option<PathBuf>>>;
+type EscapeCache = crate::Memo<String, crate::Memo<String, Option<PathBuf>>>;
 
 /// Results of [`symlink_escape_uncached`] per (root, base, token): a lint run asks about the
 /// same tokens (`T.copy`, `docs/…`) thousands of times, and each question costs file-system
@@ -408,8 +407,7 @@ fn may_hold_path(line: &str) -> bool {
 }
 
 /// Findings of one line per context: (root, entry directory, its label) to line to findings.
-type LineCache =
-    crate::Memo<String, crate::Memo<String, Vec<(Severity, String)>>>;
+type LineCache = crate::Memo<String, crate::Memo<String, Vec<(Severity, String)>>>;
 static LINES: LazyLock<std::sync::Mutex<LineCache>> = LazyLock::new(Default::default);
 
 /// The path findings of one line, as (severity, message).
