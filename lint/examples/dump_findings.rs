@@ -1,8 +1,10 @@
-//! Prints every `KB-SEC-*` finding (code, severity, line, message) on every line of the
-//! training sets and on every file of the real sample, one per line, in a fixed order:
+//! Prints every `KB-SEC-*` and `KB-IMPERATIVE` finding (code, severity, line, message) on every
+//! line of the training, development, scored and corpus sets, on every file of the real
+//! sample, and on every markdown file under the directories given as arguments (e.g. a
+//! generated corpus), one per line, in a fixed order:
 //!
 //! ```text
-//! cargo run -p evokb-lint --example dump_findings > findings.txt
+//! cargo run --release -p evokb-lint --example dump_findings [DIR...] > findings.txt
 //! ```
 //!
 //! Two dumps from two commits are identical when a change (a speed-up) left every verdict and
@@ -15,9 +17,14 @@ mod walk;
 
 fn main() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let mut all = walk::sorted_files(&root.join("tests/train"), &[]);
-    all.extend(walk::sorted_files(&root.join("tests/corpus"), &[]));
+    let mut all = Vec::new();
+    for set in ["tests/train", "tests/dev", "tests/scored", "tests/corpus"] {
+        all.extend(walk::sorted_files(&root.join(set), &[]));
+    }
     all.extend(walk::sorted_files(&root.join("../tests/data/tilelang-kb"), &[]));
+    for dir in std::env::args().skip(1) {
+        all.extend(walk::sorted_files(Path::new(&dir), &["md"]));
+    }
     for p in all {
         let Ok(text) = std::fs::read_to_string(&p) else { continue };
         let name = p.strip_prefix(root).unwrap_or(&p).display().to_string();
@@ -30,7 +37,10 @@ fn main() {
             vec![text]
         };
         for (i, t) in texts.iter().enumerate() {
-            for f in evokb_lint::check_security(t, None, None) {
+            let found = evokb_lint::check_security(t, None, None)
+                .into_iter()
+                .chain(evokb_lint::check_imperative(t));
+            for f in found {
                 println!("{name}#{i}:{} {} {} {}", f.line, f.code, f.severity.as_str(), f.message);
             }
         }

@@ -305,7 +305,7 @@ fn may_decode(line: &str) -> bool {
     longest >= MIN_B64 || (colon && opener)
 }
 
-type DecodedCache = std::collections::HashMap<String, Vec<String>>;
+type DecodedCache = crate::Memo<String, Vec<String>>;
 static DECODED: LazyLock<std::sync::Mutex<DecodedCache>> = LazyLock::new(Default::default);
 
 fn decoded_line_uncached(line: &str) -> Vec<String> {

@@ -110,6 +110,16 @@ pub fn scorer_meta() -> (u64, u32) {
     (intent::lexicon_fingerprint(), score::BITS)
 }
 
+/// Builds a fresh copy of every table the checks otherwise build once per process, on first
+/// use (the phrase rules and their literal prefilter, the lexicon automaton, the scorer's
+/// weights), and returns their sizes; for the construction benchmark, not part of the checking
+/// API. A phrase rule's regex is compiled only when a line may match it, so it is not part of
+/// this cost.
+#[doc(hidden)]
+pub fn construct_detectors() -> usize {
+    injection::construct() + intent::construct() + score::construct()
+}
+
 /// Forget every per-line answer memoised so far (injection verdicts, decoded lines, symlink
 /// and canonical-path answers), so that a benchmark can time a cold pass; not part of the
 /// checking API. Results never depend on the caches.
@@ -139,6 +149,12 @@ pub fn set_prefilters(on: bool) {
 pub(crate) fn prefilters() -> bool {
     PREFILTERS.load(std::sync::atomic::Ordering::Relaxed)
 }
+
+/// The map of every per-line memo: keys are lines of entry text, hashed with foldhash (seeded
+/// per process from address-space randomisation, so a collision crafted for one run does not
+/// carry over to the next) instead of SipHash, whose rounds were a visible share of a
+/// 10k-entry lint in which most lines are looked up.
+pub(crate) type Memo<K, V> = std::collections::HashMap<K, V, foldhash::fast::RandomState>;
 
 /// Longest line whose per-line answers are memoised: knowledge bases repeat short lines
 /// (front-matter fields, stamps, table rules) across entries, while long body lines are

@@ -143,7 +143,7 @@ fn normal_depth(p: &Path) -> usize {
 /// Canonical forms of the roots and entry directories seen so far: `evokb lint` builds one
 /// context per record, with the same few directories each time, and each `canonicalize` is a
 /// file-system walk.
-static CANONICAL: LazyLock<std::sync::Mutex<std::collections::HashMap<PathBuf, PathBuf>>> =
+static CANONICAL: LazyLock<std::sync::Mutex<crate::Memo<PathBuf, PathBuf>>> =
     LazyLock::new(Default::default);
 
 fn canonical(p: &Path) -> PathBuf {
@@ -300,8 +300,7 @@ fn clean_token(raw: &str) -> &str {
 
 /// Resolve `token` from the entry's directory and from the root; report a symlink escape.
 /// Cache of symlink answers: (root, entry directory, token) to the escaping target.
-type EscapeCache =
-    std::collections::HashMap<String, std::collections::HashMap<String, Option<PathBuf>>>;
+type EscapeCache = crate::Memo<String, crate::Memo<String, Option<PathBuf>>>;
 
 /// Results of [`symlink_escape_uncached`] per (root, base, token): a lint run asks about the
 /// same tokens (`T.copy`, `docs/…`) thousands of times, and each question costs file-system
@@ -408,8 +407,7 @@ fn may_hold_path(line: &str) -> bool {
 }
 
 /// Findings of one line per context: (root, entry directory, its label) to line to findings.
-type LineCache =
-    std::collections::HashMap<String, std::collections::HashMap<String, Vec<(Severity, String)>>>;
+type LineCache = crate::Memo<String, crate::Memo<String, Vec<(Severity, String)>>>;
 static LINES: LazyLock<std::sync::Mutex<LineCache>> = LazyLock::new(Default::default);
 
 /// The path findings of one line, as (severity, message).

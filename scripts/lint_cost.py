@@ -1,0 +1,102 @@
+#!/usr/bin/env python3
+"""Whole-process cost of `evokb lint` against the reference `kb_lint.py` and a baseline binary
+(issue 10 point 3, issue 15's last row).
+
+    python3 scripts/lint_cost.py --evokb target/release/evokb \\
+        [--baseline /tmp/evokb.before] [--reference-tools DIR] [--kb DIR ...] [--runs 9]
+
+Each knowledge base (default: the real sample, tests/data/tilelang-kb) is copied into a
+scratch directory, `evokb init` and `evokb import` run on the copy, and then every command is
+run --runs times, alternated (evokb, baseline, reference, evokb, ...) so that the load of a
+shared machine falls on each alike:
+
+- `evokb lint` (the binary under test) and `baseline lint` (another build, e.g. the one before
+  a change) on the imported copy;
+- `kb_lint.py`, the reference, run from the copy's root when --reference-tools names a
+  directory holding `.agents/tools/kb_lint.py` (the reference tools are not part of this
+  repository; they are copied into the scratch copy, as the old tool expects to live there).
+
+Prints, per command, the median wall time and the median CPU time (user + sys of the child)
+and the ratio of each to the reference's (or the baseline's when there is no reference), and
+the machine's load. Nothing is asserted. CPU time is the figure to compare on a busy machine.
+"""
+import argparse
+import os
+import resource
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def timed(cmd, cwd):
+    """Runs cmd; returns (wall seconds, CPU seconds of the child)."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    t0 = time.perf_counter()
+    subprocess.run(cmd, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    wall = time.perf_counter() - t0
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return wall, cpu
+
+
+def prepare(kb, evokb, scratch, tools):
+    """A copy of kb in scratch, initialised and imported, with the reference tools beside it."""
+    dst = os.path.join(scratch, os.path.basename(os.path.normpath(kb)))
+    shutil.copytree(kb, dst, symlinks=True, ignore=shutil.ignore_patterns(".evokb"))
+    if tools:
+        shutil.copytree(os.path.join(tools, ".agents"), os.path.join(dst, ".agents"),
+                        dirs_exist_ok=True)
+    for step in (["init"], ["import"]):
+        p = subprocess.run([evokb, "--root", dst, *step], stdout=subprocess.DEVNULL,
+                           stderr=subprocess.PIPE)
+        if p.returncode != 0:
+            sys.exit(f"evokb {step[0]} failed on {dst}:\n{p.stderr.decode(errors='replace')}")
+    return dst
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--evokb", default=os.path.join(ROOT, "target/release/evokb"))
+    ap.add_argument("--baseline", help="another evokb binary, timed alongside")
+    ap.add_argument("--reference-tools",
+                    help="a directory holding .agents/tools/kb_lint.py (the reference)")
+    ap.add_argument("--kb", action="append",
+                    help="knowledge base to lint (repeatable; default: the real sample)")
+    ap.add_argument("--runs", type=int, default=9)
+    a = ap.parse_args()
+    kbs = a.kb or [os.path.join(ROOT, "tests/data/tilelang-kb")]
+    with tempfile.TemporaryDirectory(prefix="evokb-lint-cost-") as scratch:
+        for kb in kbs:
+            dst = prepare(kb, a.evokb, scratch, a.reference_tools)
+            cmds = [("evokb lint", [a.evokb, "--root", dst, "lint"])]
+            if a.baseline:
+                cmds.append(("baseline lint", [a.baseline, "--root", dst, "lint"]))
+            ref = os.path.join(dst, ".agents/tools/kb_lint.py")
+            if a.reference_tools and os.path.isfile(ref):
+                cmds.append(("kb_lint.py", [sys.executable, ref]))
+            times = {name: [] for name, _ in cmds}
+            for name, cmd in cmds:  # one warm-up run each (page cache, first exec)
+                timed(cmd, dst)
+            for _ in range(a.runs):
+                for name, cmd in cmds:
+                    times[name].append(timed(cmd, dst))
+            load = " ".join(open("/proc/loadavg").read().split()[:3])
+            print(f"{kb}: {a.runs} alternated runs, {os.cpu_count()} cores, load {load}")
+            med = {n: (statistics.median(w for w, _ in t), statistics.median(c for _, c in t))
+                   for n, t in times.items()}
+            against = "kb_lint.py" if "kb_lint.py" in med else cmds[-1][0]
+            bw, bc = med[against]
+            print(f"  {'command':<14} {'wall ms':>9} {'cpu ms':>9}  {'wall/' + against:>18}"
+                  f" {'cpu/' + against:>17}")
+            for n, (w, c) in med.items():
+                print(f"  {n:<14} {w * 1e3:>9.1f} {c * 1e3:>9.1f}  {w / bw:>18.2f}"
+                      f" {c / max(bc, 1e-6):>17.2f}")
+
+
+if __name__ == "__main__":
+    main()
