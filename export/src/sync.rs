@@ -294,14 +294,17 @@ pub fn import_in_then(
     let (report, kb) = import_kb(txn, root, opts, progress)?;
     let wrote: HashSet<CaseHash> = report.changed.iter().copied().collect();
     // Files in read order, records in file order: the order `report.changed` was pushed in,
-    // each key once (ids are unique).
-    let records: Vec<&Record> = kb
+    // each key once (ids are unique). Moved out of the files read, so that their layouts,
+    // prose and unchanged records are freed before the check runs.
+    let records: Vec<Record> = kb
         .files
-        .iter()
-        .flat_map(|f| f.parsed.records.iter().map(|r| &r.record))
+        .into_iter()
+        .flat_map(|f| f.parsed.records.into_iter().map(|r| r.record))
         .filter(|r| wrote.contains(&r.case_hash()))
         .collect();
-    changed(txn, &records)?;
+    drop(wrote);
+    let refs: Vec<&Record> = records.iter().collect();
+    changed(txn, &refs)?;
     Ok(report)
 }
 
