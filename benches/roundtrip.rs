@@ -1,16 +1,21 @@
-//! Import and render of a synthetic 10k-entry knowledge base in the real format.
+//! Import and render of synthetic knowledge bases in the real format, at 1k, 10k and 100k
+//! entries (`EVOKB_BENCH_100K=0` leaves 100k out).
 //!
-//! The corpus is generated once per run (deterministically) into a temporary directory. The
-//! `parse_only` figure is the baseline that the other two are read against, because these
+//! Each corpus is generated once per run (deterministically) into a temporary directory. The
+//! `parse_only` figure is the baseline that the others are read against, because these
 //! machines are noisy: what matters is the ratio of import and render to a plain parse.
+//! `import_fresh_store` is the library import alone; `import_fresh_judged` is what
+//! `evokb import` does into a fresh store: the import, then the quarantine judging of every
+//! record it wrote (as parsed, on up to two threads), then the commit.
 
 use std::path::Path;
 
-use criterion::{criterion_group, criterion_main, BatchSize, Criterion};
-use evokb_export::{import, layout, parse, render, ImportOptions};
-use evokb_store::Store;
+mod sizes;
 
-const ENTRIES: usize = 10_000;
+use criterion::{criterion_group, criterion_main, BatchSize, Criterion};
+use evokb_export::sync::import_in_then;
+use evokb_export::{import, layout, parse, render, ImportOptions};
+use evokb_store::{Silent, Store};
 
 fn parse_all(root: &Path) -> usize {
     let mut n = 0;
@@ -22,42 +27,68 @@ fn parse_all(root: &Path) -> usize {
     n
 }
 
-fn bench(c: &mut Criterion) {
-    let kb = tempfile::tempdir().expect("tempdir");
-    evokb_synth::write_kb(kb.path(), ENTRIES, 7).expect("corpus");
-    let mut group = c.benchmark_group("roundtrip_10k");
-    group.sample_size(10);
-    group.bench_function("parse_only", |b| b.iter(|| parse_all(kb.path())));
-    group.bench_function("import_fresh_store", |b| {
-        b.iter_batched(
-            || {
-                let dir = tempfile::tempdir().expect("tempdir");
-                let store = Store::create(
-                    &dir.path().join(".evokb"),
-                    evokb_export::index::default_indexer(),
-                )
-                .expect("store");
-                (dir, store)
-            },
-            |(dir, store)| {
-                import(kb.path(), &store, ImportOptions::default()).expect("import");
-                drop(store);
-                dir
-            },
-            BatchSize::PerIteration,
-        )
-    });
-    let sdir = tempfile::tempdir().expect("tempdir");
-    let store = Store::create(&sdir.path().join(".evokb"), evokb_export::index::default_indexer())
+fn fresh_store() -> (tempfile::TempDir, Store) {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let store = Store::create(&dir.path().join(".evokb"), evokb_export::index::default_indexer())
         .expect("store");
-    import(kb.path(), &store, ImportOptions::default()).expect("import");
-    group.bench_function("render_all", |b| {
-        b.iter(|| render::render_all(&store.read().expect("read")).expect("render").len())
-    });
-    group.bench_function("reimport_unchanged", |b| {
-        b.iter(|| import(kb.path(), &store, ImportOptions::default()).expect("import"))
-    });
-    group.finish();
+    (dir, store)
+}
+
+/// `evokb import` into a fresh store, without the process around it. Returns how many records
+/// were flagged.
+fn import_judged(root: &Path, store: &Store) -> usize {
+    let mut txn = store.write().expect("write");
+    let mut flagged = 0;
+    import_in_then(&mut txn, root, ImportOptions::default(), &Silent, &mut |w, changed| {
+        let refresh =
+            evokb_evolve::quarantine::refresh_records_with_progress(w, root, changed, &Silent)?;
+        flagged = refresh.flagged.len();
+        Ok(())
+    })
+    .expect("import");
+    txn.commit().expect("commit");
+    flagged
+}
+
+fn bench(c: &mut Criterion) {
+    for (n, label) in sizes::sizes() {
+        let kb = tempfile::tempdir().expect("tempdir");
+        evokb_synth::write_kb(kb.path(), n, 7).expect("corpus");
+        let mut group = c.benchmark_group(format!("roundtrip_{label}"));
+        group.sample_size(10);
+        group.bench_function("parse_only", |b| b.iter(|| parse_all(kb.path())));
+        group.bench_function("import_fresh_store", |b| {
+            b.iter_batched(
+                fresh_store,
+                |(dir, store)| {
+                    import(kb.path(), &store, ImportOptions::default()).expect("import");
+                    drop(store);
+                    dir
+                },
+                BatchSize::PerIteration,
+            )
+        });
+        group.bench_function("import_fresh_judged", |b| {
+            b.iter_batched(
+                fresh_store,
+                |(dir, store)| {
+                    import_judged(kb.path(), &store);
+                    drop(store);
+                    dir
+                },
+                BatchSize::PerIteration,
+            )
+        });
+        let (_sdir, store) = fresh_store();
+        import(kb.path(), &store, ImportOptions::default()).expect("import");
+        group.bench_function("render_all", |b| {
+            b.iter(|| render::render_all(&store.read().expect("read")).expect("render").len())
+        });
+        group.bench_function("reimport_unchanged", |b| {
+            b.iter(|| import(kb.path(), &store, ImportOptions::default()).expect("import"))
+        });
+        group.finish();
+    }
 }
 
 criterion_group!(benches, bench);

@@ -24,9 +24,15 @@ pub fn new_entries(
     layout: &Layout,
 ) -> Result<BTreeMap<String, Vec<Record>>, ImportError> {
     let mut out: BTreeMap<String, Vec<Record>> = BTreeMap::new();
-    if txn.file(&layout.index)?.is_none() {
+    // Into a store without records (a first import) every entry is new, and INDEX.md's
+    // layout, if any, holds no reference yet: asking for it first is cheap.
+    if !txn.has_records()? && txn.file(&layout.index)?.is_none() {
         return Ok(out);
     }
+    // Otherwise candidates are gathered by reference first, and INDEX.md's layout is asked
+    // for only when there is one: it holds a reference per entry (100k at 100k entries), and
+    // decoding it cost an import after a one-file edit more than reading that file.
+    let mut found: Vec<(&String, &Record)> = Vec::new();
     for f in &kb.files {
         let path = &f.file.path;
         if path == &layout.algorithm_candidates
@@ -37,9 +43,15 @@ pub fn new_entries(
         for pr in &f.parsed.records {
             let rec = &pr.record;
             if rec.kind == Kind::Entry && txn.record(&rec.case_hash())?.is_none() {
-                out.entry(path.clone()).or_default().push(rec.clone());
+                found.push((path, rec));
             }
         }
+    }
+    if found.is_empty() || txn.file(&layout.index)?.is_none() {
+        return Ok(out);
+    }
+    for (path, rec) in found {
+        out.entry(path.clone()).or_default().push(rec.clone());
     }
     Ok(out)
 }

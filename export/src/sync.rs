@@ -268,6 +268,53 @@ pub fn import_in_with_progress(
     opts: ImportOptions,
     progress: &dyn Progress,
 ) -> Result<ImportReport, ImportError> {
+    Ok(import_kb(txn, root, opts, progress)?.0)
+}
+
+/// What [`import_in_then`] hands the records this import wrote to: the open transaction and
+/// the records, as parsed.
+pub type ChangedRecords<'a> = dyn FnMut(&mut WriteTxn, &[&Record]) -> Result<(), ImportError> + 'a;
+
+/// [`import_in_with_progress`], then `changed` called inside the same transaction with the
+/// records this import wrote (new ones and ones taken from an edited file), in the order of
+/// [`ImportReport::changed`], while the import still holds them parsed.
+///
+/// A later check of imported content (the quarantine judging) reads them here rather than
+/// back from the store: at a first import that is every record, and decoding each one again
+/// from its packed value cost more than parsing it did. Each is the value the import stored
+/// under its key (a record is stored exactly as parsed, and nothing later in the import
+/// rewrites one it took from a file).
+pub fn import_in_then(
+    txn: &mut WriteTxn,
+    root: &Path,
+    opts: ImportOptions,
+    progress: &dyn Progress,
+    changed: &mut ChangedRecords<'_>,
+) -> Result<ImportReport, ImportError> {
+    let (report, kb) = import_kb(txn, root, opts, progress)?;
+    let wrote: HashSet<CaseHash> = report.changed.iter().copied().collect();
+    // Files in read order, records in file order: the order `report.changed` was pushed in,
+    // each key once (ids are unique). Moved out of the files read, so that their layouts,
+    // prose and unchanged records are freed before the check runs.
+    let records: Vec<Record> = kb
+        .files
+        .into_iter()
+        .flat_map(|f| f.parsed.records.into_iter().map(|r| r.record))
+        .filter(|r| wrote.contains(&r.case_hash()))
+        .collect();
+    drop(wrote);
+    let refs: Vec<&Record> = records.iter().collect();
+    changed(txn, &refs)?;
+    Ok(report)
+}
+
+/// The import itself; returns the files it read too, for [`import_in_then`].
+fn import_kb(
+    txn: &mut WriteTxn,
+    root: &Path,
+    opts: ImportOptions,
+    progress: &dyn Progress,
+) -> Result<(ImportReport, ReadKb), ImportError> {
     let layout = Layout::load(root)?;
     let layout_changed = Layout::of(&*txn).ok().as_ref() != Some(&layout);
     layout.store_in(txn)?;
@@ -338,7 +385,7 @@ pub fn import_in_with_progress(
     follow_resolved_entries(txn, &resolved)?;
     report.indexed = crate::coverage::index_new_entries(txn, &new_entries)?;
     report.counts = txn.counts()?;
-    Ok(report)
+    Ok((report, kb))
 }
 
 /// Prepares the records table for what this import brings: trains the store's record

@@ -63,19 +63,20 @@ pub fn import(
         PreferArg::Store => Prefer::Store,
     });
     let mut txn = store.write()?;
-    let report = evokb_export::sync::import_in_with_progress(
+    // A hand-edited record with a KB-SEC error is imported, but quarantined (issue #10).
+    // Only what the import wrote is judged, as it parsed it: the other records' texts are as
+    // last judged.
+    let mut quarantine = evokb_evolve::quarantine::Refresh::default();
+    let report = evokb_export::sync::import_in_then(
         &mut txn,
         &root,
         ImportOptions { prefer, strict },
         &bar,
-    )?;
-    // A hand-edited record with a KB-SEC error is imported, but quarantined (issue #10).
-    // Only what the import wrote is judged: the other records' texts are as last judged.
-    let quarantine = evokb_evolve::quarantine::refresh_changed_with_progress(
-        &mut txn,
-        &root,
-        &report.changed,
-        &bar,
+        &mut |w, changed| {
+            quarantine =
+                evokb_evolve::quarantine::refresh_records_with_progress(w, &root, changed, &bar)?;
+            Ok(())
+        },
     )?;
     // The commit also brings the search index up to date.
     bar.phase("committing", 0);

@@ -92,18 +92,33 @@ impl FileBuilder {
 
     fn flush_prose(&mut self) {
         if !self.prose.is_empty() {
-            self.items.push(LayoutItem::Prose(std::mem::take(&mut self.prose)));
+            let prose = std::mem::take(&mut self.prose);
+            // Grown by appending: kept in exactly its length (see [`SegBuilder::finish`]).
+            let prose =
+                if prose.capacity() > prose.len() { prose.as_str().to_owned() } else { prose };
+            self.items.push(LayoutItem::Prose(prose));
         }
     }
 
-    /// Finishes the file.
+    /// Finishes the file, its layout and records held in exactly the memory they need (an
+    /// import holds every parsed file at once: see [`SegBuilder::finish`]).
     pub fn finish(mut self) -> ParsedFile {
         self.flush_prose();
         ParsedFile {
-            layout: FileLayout { path: self.path, items: self.items },
-            records: self.records,
+            layout: FileLayout { path: self.path, items: exact(self.items) },
+            records: exact(self.records),
         }
     }
+}
+
+/// `v` moved into a vector of exactly its length.
+fn exact<T>(v: Vec<T>) -> Vec<T> {
+    if v.capacity() == v.len() {
+        return v;
+    }
+    let mut out = Vec::with_capacity(v.len());
+    out.extend(v);
+    out
 }
 
 /// Accumulates a record's segments, merging adjacent literal text.
@@ -158,9 +173,20 @@ impl SegBuilder {
         self.segs.push(Segment::Body(text.into()));
     }
 
-    /// The segments.
+    /// The segments, each held in exactly the memory it needs.
+    ///
+    /// An import holds every parsed record until it has written them (230k at 100k entries).
+    /// A vector grown by doubling, and a literal grown by appending, carry up to half their
+    /// size unused, and shrinking them in place does not help: mimalloc keeps a block that is
+    /// still at least half used. So the segments move into a vector of exactly their number,
+    /// and a literal with spare room is copied into one of exactly its length.
     pub fn finish(self) -> Vec<Segment> {
-        self.segs
+        let mut out = Vec::with_capacity(self.segs.len());
+        out.extend(self.segs.into_iter().map(|seg| match seg {
+            Segment::Lit(s) if s.capacity() > s.len() => Segment::Lit(s.as_str().to_owned()),
+            other => other,
+        }));
+        out
     }
 }
 
