@@ -1005,6 +1005,27 @@ macro_rules! read_methods {
             self.query_reader()?.run(filter)
         }
 
+        /// [`query`](Self::query) as the compact JSON of each row, ready to print, lent to
+        /// `with`: the stored bytes in order, no row decoded. A store without the index
+        /// answers as [`query`](Self::query) does.
+        pub fn query_json<T>(
+            &self,
+            filter: &crate::query::Filter,
+            with: impl FnOnce(&crate::query::JsonRows<'_>) -> T,
+        ) -> Result<T, StoreError> {
+            let meta = match self.txn.open_table(crate::query::META) {
+                Ok(t) => t,
+                Err(redb::TableError::TableDoesNotExist(_)) => {
+                    return Ok(with(&crate::query::JsonRows::empty()))
+                }
+                Err(err) => return Err(err.into()),
+            };
+            if !crate::query::is_ready(&meta)? {
+                return Err(crate::query::not_built());
+            }
+            self.query_reader()?.run_json(filter, with)
+        }
+
         pub(crate) fn query_reader(
             &self,
         ) -> Result<
