@@ -210,16 +210,21 @@ pub fn query(
     json_out: bool,
 ) -> CmdResult {
     let root = root::find(root)?;
-    if json_out && !count && !super::pretty() {
+    if count {
+        // Only the number: the rows are counted where they are stored, none decoded.
+        let (n, _, note) = answer(&root, |txn, _| txn.query_json(filter, |rows| rows.len()))?;
+        if let Some(note) = note {
+            eprintln!("evokb: {note}");
+        }
+        print(&format!("{n}\n"))?;
+        return ok();
+    }
+    if json_out && !super::pretty() {
         return query_json(&root, filter, page);
     }
     let (rows, quarantined, note) = query_rows(&root, filter)?;
     if let Some(note) = note {
         eprintln!("evokb: {note}");
-    }
-    if count {
-        print(&format!("{}\n", rows.len()))?;
-        return ok();
     }
     let total = rows.len();
     // The window of the sorted rows an agent asked for: `--offset` rows skipped, at most
