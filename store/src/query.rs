@@ -1445,9 +1445,10 @@ mod tests {
                 })
                 .expect("query json");
             prop_assert_eq!(len, rows.len());
+            let want = serde_json_of(&rows);
             prop_assert_eq!(
                 String::from_utf8_lossy(&json),
-                String::from_utf8_lossy(&serde_json_of(&rows)),
+                String::from_utf8_lossy(&want),
                 "{:?}",
                 filter
             );
@@ -1553,10 +1554,8 @@ mod tests {
             printed.extend_from_slice(&serde_json::to_vec(&row.file).expect("path"));
             printed.extend_from_slice(view.tail);
             printed.push(b'}');
-            prop_assert_eq!(
-                String::from_utf8_lossy(&printed),
-                String::from_utf8_lossy(&serde_json::to_vec(&row).expect("json"))
-            );
+            let want = serde_json::to_vec(&row).expect("json");
+            prop_assert_eq!(String::from_utf8_lossy(&printed), String::from_utf8_lossy(&want));
             prop_assert_eq!(view.decode().expect("decode"), stored);
         }
     }
