@@ -9,7 +9,9 @@
 //! Groups:
 //! - `query/<size>`: `ReadTxn::query` for one facet (`family = attention`) and for an AND of two
 //!   facets (`family = attention` and `dtype = fp16`) and of four (`scripts/cost.py`'s: family
-//!   attention, dtype fp16, apis T.gemm, status stale), each including the read transaction, and
+//!   attention, dtype fp16, apis T.gemm, status stale), each including the read transaction;
+//!   `*_json`: the first and the last through `ReadTxn::query_json`, the rows' stored JSON
+//!   copied into one buffer as `query --json` prints it; and
 //!   the baseline `baseline_scan_family`: what grep would do, a linear scan over every record in
 //!   memory keeping those whose `family` field contains `attention` as a substring.
 //! - `search/<size>`: `Store::search` for `搬运 带宽 MTE2`, top 8 (opens the index as the command
@@ -77,6 +79,15 @@ fn facet_filter(pairs: &[(&str, &str)]) -> Filter {
 }
 
 /// What grep would do: every record whose `family` field contains the value as a substring.
+/// The bytes of a `--json` answer (the array's rows), as the command prints them.
+fn json_bytes(rows: &evokb_store::JsonRows<'_>) -> usize {
+    let mut out = Vec::new();
+    for i in 0..rows.len() {
+        rows.write_row(i, false, &mut out);
+    }
+    out.len()
+}
+
 fn scan_family(records: &[Record], value: &str) -> usize {
     records.iter().filter(|r| r.field("family").is_some_and(|f| f.contains(value))).count()
 }
@@ -113,6 +124,19 @@ fn bench(c: &mut Criterion) {
         g.bench_function("four_facets", |b| {
             let s = &corpus().store;
             b.iter(|| s.read().expect("read").query(black_box(&four)).expect("query").len())
+        });
+        // What `query --json` does: the stored JSON of each row copied into one buffer.
+        g.bench_function("family_attention_json", |b| {
+            let s = &corpus().store;
+            b.iter(|| {
+                s.read().expect("read").query_json(black_box(&one), json_bytes).expect("query")
+            })
+        });
+        g.bench_function("four_facets_json", |b| {
+            let s = &corpus().store;
+            b.iter(|| {
+                s.read().expect("read").query_json(black_box(&four), json_bytes).expect("query")
+            })
         });
         g.bench_function("baseline_scan_family", |b| {
             let r = &corpus().records;

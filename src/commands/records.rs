@@ -139,8 +139,19 @@ pub fn query_rows(
     root: &Path,
     filter: &evokb_store::Filter,
 ) -> CmdResult<(Vec<evokb_store::QueryRow>, HashSet<String>, Option<String>)> {
+    answer(root, |txn, _| txn.query(filter))
+}
+
+/// Runs a query against the facet index, rebuilding the index first when it is damaged or
+/// was built by an older evokb: `ask` is given a read transaction and the ids under
+/// quarantine. Returns the answer, those ids and the rebuild's note.
+fn answer<T>(
+    root: &Path,
+    ask: impl Fn(&evokb_store::ReadTxn, &HashSet<String>) -> Result<T, evokb_store::StoreError>,
+) -> CmdResult<(T, HashSet<String>, Option<String>)> {
     let mut store = root::open_for_reading(root)?;
-    let first = store.read()?.query(filter);
+    let quarantined = evokb_evolve::quarantine::active_ids(&store.read()?)?;
+    let first = ask(&store.read()?, &quarantined);
     let mut note = None;
     let rows = match first {
         // A facet index row that does not decode is derived data gone bad: rebuild the index
@@ -159,11 +170,10 @@ pub fn query_rows(
             };
             note = Some(store.rebuild_facet_index(reason)?.to_string());
             let txn = store.read()?;
-            txn.query(filter)?
+            ask(&txn, &quarantined)?
         }
         other => other?,
     };
-    let quarantined = evokb_evolve::quarantine::active_ids(&store.read()?)?;
     Ok((rows, quarantined, note))
 }
 
@@ -200,13 +210,21 @@ pub fn query(
     json_out: bool,
 ) -> CmdResult {
     let root = root::find(root)?;
+    if count {
+        // Only the number: the rows are counted where they are stored, none decoded.
+        let (n, _, note) = answer(&root, |txn, _| txn.query_json(filter, |rows| rows.len()))?;
+        if let Some(note) = note {
+            eprintln!("evokb: {note}");
+        }
+        print(&format!("{n}\n"))?;
+        return ok();
+    }
+    if json_out && !super::pretty() {
+        return query_json(&root, filter, page);
+    }
     let (rows, quarantined, note) = query_rows(&root, filter)?;
     if let Some(note) = note {
         eprintln!("evokb: {note}");
-    }
-    if count {
-        print(&format!("{}\n", rows.len()))?;
-        return ok();
     }
     let total = rows.len();
     // The window of the sorted rows an agent asked for: `--offset` rows skipped, at most
@@ -244,4 +262,49 @@ pub fn query(
     let _ = writeln!(out, "{} of {total} entr{}", rows.len(), if total == 1 { "y" } else { "ies" });
     print(&out)?;
     ok()
+}
+
+/// `query --json` without `--pretty`: the stored JSON of each selected row, copied in order
+/// into a buffer that goes to stdout whenever it fills. The bytes are those `print_json` gives
+/// for the rows marked as [`Marked`] does (the store's tests compare the fragments with
+/// serde_json, the CLI snapshots the output).
+fn query_json(root: &Path, filter: &evokb_store::Filter, page: PageArgs) -> CmdResult {
+    let (written, _, note) = answer(root, |txn, quarantined| {
+        txn.query_json(filter, |rows| write_page(rows, quarantined, page))
+    })?;
+    if let Some(note) = note {
+        eprintln!("evokb: {note}");
+    }
+    written?;
+    ok()
+}
+
+/// Writes the JSON array of the rows in the window `page` selects, with a closing newline.
+fn write_page(
+    rows: &evokb_store::JsonRows<'_>,
+    quarantined: &HashSet<String>,
+    page: PageArgs,
+) -> std::io::Result<()> {
+    use std::io::Write;
+    /// Flushed when this full: large enough for few writes, small enough to stay in cache.
+    const CHUNK: usize = 256 << 10;
+    let start = page.offset.min(rows.len());
+    let end = start.saturating_add(page.limit.unwrap_or(usize::MAX)).min(rows.len());
+    let mut stdout = std::io::stdout().lock();
+    let mut out = Vec::with_capacity(CHUNK + 4096);
+    out.push(b'[');
+    for i in start..end {
+        if i > start {
+            out.push(b',');
+        }
+        let marked = !quarantined.is_empty() && quarantined.contains(rows.id(i));
+        rows.write_row(i, marked, &mut out);
+        if out.len() >= CHUNK {
+            stdout.write_all(&out)?;
+            out.clear();
+        }
+    }
+    out.extend_from_slice(b"]\n");
+    stdout.write_all(&out)?;
+    stdout.flush()
 }

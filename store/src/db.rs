@@ -1005,6 +1005,36 @@ macro_rules! read_methods {
             self.query_reader()?.run(filter)
         }
 
+        /// The ids of the entries that pass `filter`, in [`query`](Self::query)'s order, read
+        /// from the stored rows without decoding them (a caller that needs only ids, such as
+        /// `query --count` or a rule that then reads the records, skips the rows' JSON).
+        pub fn query_ids(&self, filter: &crate::query::Filter) -> Result<Vec<String>, StoreError> {
+            self.query_json(filter, |rows| {
+                (0..rows.len()).map(|i| rows.id(i).to_string()).collect()
+            })
+        }
+
+        /// [`query`](Self::query) as the compact JSON of each row, ready to print, lent to
+        /// `with`: the stored bytes in order, no row decoded. A store without the index
+        /// answers as [`query`](Self::query) does.
+        pub fn query_json<T>(
+            &self,
+            filter: &crate::query::Filter,
+            with: impl FnOnce(&crate::query::JsonRows<'_>) -> T,
+        ) -> Result<T, StoreError> {
+            let meta = match self.txn.open_table(crate::query::META) {
+                Ok(t) => t,
+                Err(redb::TableError::TableDoesNotExist(_)) => {
+                    return Ok(with(&crate::query::JsonRows::empty()))
+                }
+                Err(err) => return Err(err.into()),
+            };
+            if !crate::query::is_ready(&meta)? {
+                return Err(crate::query::not_built());
+            }
+            self.query_reader()?.run_json(filter, with)
+        }
+
         pub(crate) fn query_reader(
             &self,
         ) -> Result<

@@ -52,6 +52,6 @@ pub use error::{BusyError, Error, OpenError, StoreError};
 pub use filestate::FileStat;
 pub use index::{Indexer, NoIndex};
 pub use progress::{Progress, Silent};
-pub use query::{Filter, QueryRow};
+pub use query::{Filter, JsonRows, QueryRow};
 pub use record::{hex, CaseHash, FileLayout, Kind, LayoutItem, Record, Segment, SyncMark};
 pub use tally::Tally;
