@@ -62,15 +62,19 @@ pub fn same_topic(a: &Record, b: &Record) -> Option<f64> {
     (s >= SAME_TOPIC_SIMILARITY).then_some(s)
 }
 
-/// The stored entries that can be on `e`'s topic: same `kind` and a shared `family` value,
-/// found through the facet index, so `add` reads a few entries rather than every one. An entry
-/// without a kind or a family can match entries that have none, which the index cannot list:
-/// then (or when the index cannot answer) every entry is read, once per `add`.
+/// The stored entries that can be on `e`'s topic: every entry [`same_topic`] can accept, and
+/// as few others as the indexes allow. First through the search index
+/// ([`indexed_candidates`]); when it cannot answer, through the facet index (same `kind` and a
+/// shared `family` value); and when `e` names no kind or family, which the facet index cannot
+/// list, by reading every entry, once per `add`.
 fn same_topic_candidates(
     w: &WriteTxn,
     e: &Record,
     all: &mut Option<Vec<Record>>,
 ) -> Result<Vec<Record>, DeltaError> {
+    if let Some(found) = indexed_candidates(w, e)? {
+        return Ok(found);
+    }
     let kind = e.field("kind").map(str::trim).filter(|k| !k.is_empty());
     let families: Vec<String> = e
         .field("family")
@@ -97,6 +101,75 @@ fn same_topic_candidates(
         *all = Some(w.records_of_kind(Kind::Entry)?);
     }
     Ok(all.clone().unwrap_or_default())
+}
+
+/// The fewest of `n` body tokens an entry must share with another for their Jaccard
+/// similarity to reach [`SAME_TOPIC_SIMILARITY`]: the union holds at least the `n` tokens, so
+/// `|A∩B| ≥ t·|A∪B| ≥ t·n`. The small slack only lowers the bound (more candidates, never
+/// fewer) where `t·n` is an integer that rounding put a hair above itself.
+fn min_shared_tokens(n: usize) -> usize {
+    ((SAME_TOPIC_SIMILARITY * n as f64 - 1e-9).ceil().max(1.0)) as usize
+}
+
+/// The entries the search index lists as possibly on `e`'s topic, or `None` when it cannot
+/// vouch for the store's records (then the caller reads them).
+///
+/// Why no entry above the threshold is missed: [`same_topic`] needs the same `kind`, a shared
+/// family (unless neither names one) and a body Jaccard of at least [`SAME_TOPIC_SIMILARITY`],
+/// so such an entry holds at least [`min_shared_tokens`] of `e`'s body tokens. The index holds
+/// each entry's "id title body" tokenized by the same tokenizer as [`token_set`]; words and CJK
+/// runs never span the separating spaces, so an entry's indexed terms include every token of
+/// its body. Its `kind` and `family` filter terms are the front-matter values through the same
+/// list parsing and lowercasing as the rule's. The index is asked for every entry meeting all
+/// three necessary conditions: a bound, not a BM25 top-k, so the exact rule then runs on a
+/// superset of what it accepts. Tokens longer than the index keeps are left out of the
+/// question and taken off the bound.
+fn indexed_candidates(w: &WriteTxn, e: &Record) -> Result<Option<Vec<Record>>, DeltaError> {
+    if !evokb_export::kinds::info(Kind::Entry).searchable {
+        return Ok(None);
+    }
+    let tokens = token_set(e.body().unwrap_or(""));
+    if tokens.is_empty() {
+        // Jaccard with an empty set is 0: nothing can be on this entry's topic.
+        return Ok(Some(Vec::new()));
+    }
+    let need = min_shared_tokens(tokens.len());
+    let n = tokens.len();
+    let terms: Vec<String> = tokens
+        .into_iter()
+        .filter(|t| t.len() <= evokb_store::search::MAX_INDEXED_TOKEN_BYTES)
+        .collect();
+    let unindexed = n - terms.len();
+    if need <= unindexed {
+        return Ok(None);
+    }
+    let mut facets = std::collections::BTreeMap::new();
+    let list = |k: &str| -> Vec<String> {
+        e.field(k)
+            .map(evokb_export::index::parse_list)
+            .unwrap_or_default()
+            .into_iter()
+            .map(|v| v.to_lowercase())
+            .collect()
+    };
+    let kinds = list("kind");
+    if !kinds.is_empty() {
+        facets.insert("kind".to_string(), kinds);
+    }
+    let families = list("family");
+    if !families.is_empty() {
+        facets.insert("family".to_string(), families);
+    }
+    let Some(keys) = w.search_sharing(&terms, need - unindexed, &facets)? else {
+        return Ok(None);
+    };
+    let mut out = Vec::with_capacity(keys.len());
+    for key in keys {
+        if let Some(r) = w.record(&key)?.filter(|r| r.kind == Kind::Entry) {
+            out.push(r);
+        }
+    }
+    Ok(Some(out))
 }
 
 /// Whether an entry needs the evidence triad.
@@ -216,7 +289,8 @@ pub fn add(
         if let Some((old, s)) = existing
             .iter()
             .filter_map(|x| same_topic(x, e).map(|s| (x, s)))
-            .max_by(|a, b| a.1.total_cmp(&b.1))
+            // The most similar; of equals, the least id, whatever order the index gave.
+            .max_by(|a, b| a.1.total_cmp(&b.1).then_with(|| b.0.id.cmp(&a.0.id)))
         {
             return Err(DeltaError::SameTopic {
                 id: e.id.clone(),

@@ -1349,6 +1349,30 @@ impl ReadTxn {
 impl WriteTxn {
     read_methods!();
 
+    /// The keys of the searchable records whose search text holds at least `min` of `terms`
+    /// and that match `facets` ([`crate::search::SearchIndex::sharing`]), read from the search
+    /// index: `None` when the index cannot vouch for the records this transaction sees (it is
+    /// missing, damaged, behind the records, or this transaction changed searchable records),
+    /// so the caller reads the records instead. Never rebuilds the index.
+    pub fn search_sharing(
+        &self,
+        terms: &[String],
+        min: usize,
+        facets: &std::collections::BTreeMap<String, Vec<String>>,
+    ) -> Result<Option<Vec<CaseHash>>, StoreError> {
+        use crate::search::SearchIndex;
+        if !self.dirty_search.is_empty() {
+            return Ok(None);
+        }
+        let gen = self.search_generation()?;
+        let dir = &self.search_dir;
+        let attempt = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| match SearchIndex::open(dir) {
+            Ok(idx) if idx.generation() == Some(gen) => idx.sharing(terms, min, facets).ok(),
+            _ => None,
+        }));
+        Ok(attempt.unwrap_or(None))
+    }
+
     /// The changes this transaction made to the number of kind-index keys of each kind.
     fn pending_kind_counts(&self) -> &[(Kind, i64)] {
         &self.kind_delta

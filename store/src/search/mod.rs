@@ -77,6 +77,10 @@ pub enum SearchError {
     },
 }
 
+/// The longest token, in bytes, the index holds: tantivy drops longer ones when it indexes a
+/// document, so a search for one finds nothing.
+pub const MAX_INDEXED_TOKEN_BYTES: usize = tantivy::tokenizer::MAX_TOKEN_LEN;
+
 /// The facets a search can filter by, as indexed keyword fields.
 pub const FILTER_FACETS: [&str; 6] = ["family", "apis", "dtype", "device", "kind", "status"];
 
@@ -394,6 +398,77 @@ impl SearchIndex {
         hits.sort_by(|a, b| b.score.total_cmp(&a.score).then_with(|| a.id.cmp(&b.id)));
         hits.truncate(q.top);
         Ok(SearchResults { hits, total })
+    }
+}
+
+impl SearchIndex {
+    /// The keys of every document whose text holds at least `min` of the distinct `terms` (as
+    /// the tokenizer gives them) and that matches every facet filter (values ORed within a
+    /// facet, facets ANDed, as in [`SearchQuery::facets`]). Not ranked and not cut to a top
+    /// k: a caller that needs every document above an overlap bound (the same-topic rule of
+    /// `add`) gets all of them, and only them, without reading the records that share less.
+    /// A term longer than tantivy indexes (`MAX_TOKEN_LEN`) would match nothing, so asking
+    /// for one is the caller's concern; `min` is at least one.
+    pub fn sharing(
+        &self,
+        terms: &[String],
+        min: usize,
+        facets: &BTreeMap<String, Vec<String>>,
+    ) -> Result<Vec<CaseHash>, SearchError> {
+        let err = |source| SearchError::Index { dir: self.dir.clone(), source };
+        let f = self.fields;
+        if terms.is_empty() || min > terms.len() {
+            return Ok(Vec::new());
+        }
+        let text: Vec<Box<dyn Query>> = terms
+            .iter()
+            .map(|t| {
+                let term = Term::from_field_text(f.text, t);
+                Box::new(TermQuery::new(term, IndexRecordOption::Basic)) as Box<dyn Query>
+            })
+            .collect();
+        let mut must: Vec<(Occur, Box<dyn Query>)> = vec![(
+            Occur::Must,
+            Box::new(BooleanQuery::union_with_minimum_required_clauses(text, min.max(1))),
+        )];
+        for (facet, values) in facets {
+            let Some(i) = FILTER_FACETS.iter().position(|x| x == facet) else { continue };
+            if values.is_empty() {
+                continue;
+            }
+            let any: Vec<Box<dyn Query>> = values
+                .iter()
+                .map(|v| {
+                    let term = Term::from_field_text(f.filters[i], &v.to_lowercase());
+                    Box::new(TermQuery::new(term, IndexRecordOption::Basic)) as Box<dyn Query>
+                })
+                .collect();
+            must.push((Occur::Must, Box::new(BooleanQuery::union(any))));
+        }
+        let query = BooleanQuery::new(must);
+        let reader = match &self.reader {
+            Some(reader) => reader.clone(),
+            None => open_reader(&self.index).map_err(err)?,
+        };
+        let searcher = reader.searcher();
+        let mut found: Vec<tantivy::DocAddress> =
+            searcher.search(&query, &tantivy::collector::DocSetCollector).map_err(err)?.into_iter().collect();
+        // In document order, so the document store is read block after block.
+        found.sort_unstable();
+        let mut keys = Vec::with_capacity(found.len());
+        for addr in found {
+            let d: TantivyDocument = searcher.doc(addr).map_err(err)?;
+            let key = d
+                .get_first(f.key)
+                .and_then(|v| v.as_bytes())
+                .and_then(|b| <[u8; 32]>::try_from(b).ok())
+                .map(CaseHash)
+                .ok_or_else(|| {
+                    err(tantivy::TantivyError::InternalError("a document without its key".into()))
+                })?;
+            keys.push(key);
+        }
+        Ok(keys)
     }
 }
 
