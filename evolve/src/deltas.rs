@@ -62,19 +62,34 @@ pub fn same_topic(a: &Record, b: &Record) -> Option<f64> {
     (s >= SAME_TOPIC_SIMILARITY).then_some(s)
 }
 
-/// The stored entries that can be on `e`'s topic: every entry [`same_topic`] can accept, and
-/// as few others as the indexes allow. First through the search index
-/// ([`indexed_candidates`]); when it cannot answer, through the facet index (same `kind` and a
-/// shared `family` value); and when `e` names no kind or family, which the facet index cannot
-/// list, by reading every entry, once per `add`.
-fn same_topic_candidates(
+/// The stored entry on `e`'s topic that [`same_topic`] finds most similar (of equals, the
+/// least id), with its similarity. First through the search index ([`indexed_closest`]); when
+/// it cannot answer, among the entries of the facet index with the same `kind` and a shared
+/// `family` value; and when `e` names no kind or family, which the facet index cannot list,
+/// among every entry, read once per `add`.
+fn closest_same_topic(
+    w: &WriteTxn,
+    e: &Record,
+    all: &mut Option<Vec<Record>>,
+) -> Result<Option<(String, f64)>, DeltaError> {
+    if let Some(found) = indexed_closest(w, e)? {
+        return Ok(found);
+    }
+    let existing = facet_candidates(w, e, all)?;
+    Ok(existing
+        .iter()
+        .filter_map(|x| same_topic(x, e).map(|s| (x, s)))
+        .max_by(|a, b| a.1.total_cmp(&b.1).then_with(|| b.0.id.cmp(&a.0.id)))
+        .map(|(x, s)| (x.id.clone(), s)))
+}
+
+/// The stored entries that can be on `e`'s topic by the facet index (see
+/// [`closest_same_topic`]).
+fn facet_candidates(
     w: &WriteTxn,
     e: &Record,
     all: &mut Option<Vec<Record>>,
 ) -> Result<Vec<Record>, DeltaError> {
-    if let Some(found) = indexed_candidates(w, e)? {
-        return Ok(found);
-    }
     let kind = e.field("kind").map(str::trim).filter(|k| !k.is_empty());
     let families: Vec<String> = e
         .field("family")
@@ -111,8 +126,9 @@ fn min_shared_tokens(n: usize) -> usize {
     ((SAME_TOPIC_SIMILARITY * n as f64 - 1e-9).ceil().max(1.0)) as usize
 }
 
-/// The entries the search index lists as possibly on `e`'s topic, or `None` when it cannot
-/// vouch for the store's records (then the caller reads them).
+/// The closest stored entry on `e`'s topic (as [`closest_same_topic`] defines it) found
+/// through the search index, or `None` when the index cannot vouch for the store's records
+/// (then the caller reads them).
 ///
 /// Why no entry above the threshold is missed: [`same_topic`] needs the same `kind`, a shared
 /// family (unless neither names one) and a body Jaccard of at least [`SAME_TOPIC_SIMILARITY`],
@@ -124,14 +140,20 @@ fn min_shared_tokens(n: usize) -> usize {
 /// three necessary conditions: a bound, not a BM25 top-k, so the exact rule then runs on a
 /// superset of what it accepts. Tokens longer than the index keeps are left out of the
 /// question and taken off the bound.
-fn indexed_candidates(w: &WriteTxn, e: &Record) -> Result<Option<Vec<Record>>, DeltaError> {
+///
+/// Why stopping early cannot change the answer: an entry holding `k` of the `n` tokens (`u`
+/// of them not indexed, so not counted) has a Jaccard of at most `(k + u) / n`, since the
+/// intersection is at most `k + u` and the union at least `n`. Entries come most-shared
+/// first, so once that bound falls below the best similarity found, no later entry can reach
+/// it, or tie it.
+fn indexed_closest(w: &WriteTxn, e: &Record) -> Result<Option<Option<(String, f64)>>, DeltaError> {
     if !evokb_export::kinds::info(Kind::Entry).searchable {
         return Ok(None);
     }
     let tokens = token_set(e.body().unwrap_or(""));
     if tokens.is_empty() {
         // Jaccard with an empty set is 0: nothing can be on this entry's topic.
-        return Ok(Some(Vec::new()));
+        return Ok(Some(None));
     }
     let need = min_shared_tokens(tokens.len());
     let n = tokens.len();
@@ -160,16 +182,38 @@ fn indexed_candidates(w: &WriteTxn, e: &Record) -> Result<Option<Vec<Record>>, D
     if !families.is_empty() {
         facets.insert("family".to_string(), families);
     }
-    let Some(keys) = w.search_sharing(&terms, need - unindexed, &facets)? else {
-        return Ok(None);
-    };
-    let mut out = Vec::with_capacity(keys.len());
-    for key in keys {
-        if let Some(r) = w.record(&key)?.filter(|r| r.kind == Kind::Entry) {
-            out.push(r);
+    let mut best: Option<(String, f64)> = None;
+    let mut failed: Option<evokb_store::StoreError> = None;
+    let mut visit = |shared: usize, key: CaseHash| -> bool {
+        if let Some((_, s)) = &best {
+            if ((shared + unindexed) as f64 / n as f64) < *s {
+                return false;
+            }
         }
+        let rec = match w.record(&key) {
+            Ok(rec) => rec,
+            Err(err) => {
+                failed = Some(err);
+                return false;
+            }
+        };
+        let Some(rec) = rec.filter(|r| r.kind == Kind::Entry) else { return true };
+        if let Some(s) = same_topic(&rec, e) {
+            let better = match &best {
+                Some((id, b)) => s > *b || (s == *b && rec.id < *id),
+                None => true,
+            };
+            if better {
+                best = Some((rec.id, s));
+            }
+        }
+        true
+    };
+    let answered = w.search_sharing(&terms, need - unindexed, &facets, &mut visit)?;
+    if let Some(err) = failed {
+        return Err(err.into());
     }
-    Ok(Some(out))
+    Ok(answered.then_some(best))
 }
 
 /// Whether an entry needs the evidence triad.
@@ -285,18 +329,8 @@ pub fn add(
                 file: old.file,
             }));
         }
-        let existing = same_topic_candidates(&w, e, &mut all_entries)?;
-        if let Some((old, s)) = existing
-            .iter()
-            .filter_map(|x| same_topic(x, e).map(|s| (x, s)))
-            // The most similar; of equals, the least id, whatever order the index gave.
-            .max_by(|a, b| a.1.total_cmp(&b.1).then_with(|| b.0.id.cmp(&a.0.id)))
-        {
-            return Err(DeltaError::SameTopic {
-                id: e.id.clone(),
-                existing: old.id.clone(),
-                similarity: s,
-            });
+        if let Some((existing, similarity)) = closest_same_topic(&w, e, &mut all_entries)? {
+            return Err(DeltaError::SameTopic { id: e.id.clone(), existing, similarity });
         }
         if is_data_entry(e) || negative {
             let gaps = triad_gaps(&w, e)?;

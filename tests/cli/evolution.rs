@@ -117,11 +117,14 @@ fn add_judges_the_same_topic_as_the_rule_over_every_entry() {
     let (kb, store) = imported_sample();
     let entries = store.read().expect("r").records_of_kind(Kind::Entry).expect("entries");
     assert!(entries.len() > 20, "the sample has entries to copy");
-    let mut refused = 0;
+    let (mut refused, mut judged) = (0, 0);
     for (n, real) in entries.iter().enumerate() {
+        let index = kb.path().join(".evokb/search");
         if n % 2 == 1 {
             // Every other copy is judged without the search index: the fallback.
-            std::fs::remove_dir_all(kb.path().join(".evokb/search")).ok();
+            std::fs::remove_dir_all(&index).ok();
+        } else if !index.exists() {
+            store.rebuild_indexes().expect("rebuild the indexes");
         }
         let copy_id = format!("{}-reworded", real.id);
         let copy = real
@@ -131,9 +134,14 @@ fn add_judges_the_same_topic_as_the_rule_over_every_entry() {
         let (parsed, _) = evokb_export::parse::parse_file(FileRole::Topic, &real.file, &copy);
         let Some(rec) = parsed.records.into_iter().next().map(|p| p.record) else { continue };
         let want = same_topic_by_reading_all(&store, &rec);
-        let got = evolve::add(&store, kb.path(), &real.file, &copy, &ACTOR, false, MissingTriad::Refuse);
+        let got =
+            evolve::add(&store, kb.path(), &real.file, &copy, &ACTOR, false, MissingTriad::Refuse);
         match (&want, &got) {
             (_, Err(DeltaError::LintErrors { .. })) => continue,
+            // Entries of files `add` does not write to (not topic files).
+            (_, Err(DeltaError::Markdown(evokb_export::MutateError::UnknownFile { .. }))) => {
+                continue
+            }
             (Some((id, s)), Err(DeltaError::SameTopic { existing, similarity, .. })) => {
                 assert_eq!((existing, similarity), (id, s), "{copy_id}");
                 refused += 1;
@@ -144,8 +152,9 @@ fn add_judges_the_same_topic_as_the_rule_over_every_entry() {
             (Some((id, _)), _) => panic!("{copy_id} is on {id}'s topic, yet add gave {got:?}"),
             (None, _) => {}
         }
+        judged += 1;
     }
-    assert!(refused * 2 > entries.len(), "most reworded copies are refused: {refused}");
+    assert!(refused * 2 > judged, "most reworded copies are refused: {refused} of {judged}");
 }
 
 #[test]

@@ -402,29 +402,34 @@ impl SearchIndex {
 }
 
 impl SearchIndex {
-    /// The keys of every document whose text holds at least `min` of the distinct `terms` (as
-    /// the tokenizer gives them) and that matches every facet filter (values ORed within a
-    /// facet, facets ANDed, as in [`SearchQuery::facets`]). Not ranked and not cut to a top
-    /// k: a caller that needs every document above an overlap bound (the same-topic rule of
-    /// `add`) gets all of them, and only them, without reading the records that share less.
-    /// A term longer than tantivy indexes (`MAX_TOKEN_LEN`) would match nothing, so asking
-    /// for one is the caller's concern; `min` is at least one.
+    /// Visits every document whose text holds at least `min` of the distinct `terms` (as the
+    /// tokenizer gives them) and that matches every facet filter (values ORed within a facet,
+    /// facets ANDed, as in [`SearchQuery::facets`]), most terms held first, with how many it
+    /// holds; `visit` returns whether to go on. Not cut to a top k: a caller that needs every
+    /// document above an overlap bound (the same-topic rule of `add`) gets all of them, and
+    /// can stop as soon as no later document can beat what it found. A term longer than
+    /// tantivy indexes ([`MAX_INDEXED_TOKEN_BYTES`]) matches nothing; leaving it out is the
+    /// caller's concern. `min` is taken as at least one.
     pub fn sharing(
         &self,
         terms: &[String],
         min: usize,
         facets: &BTreeMap<String, Vec<String>>,
-    ) -> Result<Vec<CaseHash>, SearchError> {
+        visit: &mut dyn FnMut(usize, CaseHash) -> bool,
+    ) -> Result<(), SearchError> {
         let err = |source| SearchError::Index { dir: self.dir.clone(), source };
         let f = self.fields;
         if terms.is_empty() || min > terms.len() {
-            return Ok(Vec::new());
+            return Ok(());
         }
+        // Each term held scores exactly 1 (small integers are exact in f32), so a document's
+        // score is how many of the terms it holds; the filters score 0.
         let text: Vec<Box<dyn Query>> = terms
             .iter()
             .map(|t| {
                 let term = Term::from_field_text(f.text, t);
-                Box::new(TermQuery::new(term, IndexRecordOption::Basic)) as Box<dyn Query>
+                let tq = TermQuery::new(term, IndexRecordOption::Basic);
+                Box::new(ConstScoreQuery::new(Box::new(tq), 1.0)) as Box<dyn Query>
             })
             .collect();
         let mut must: Vec<(Occur, Box<dyn Query>)> = vec![(
@@ -443,7 +448,8 @@ impl SearchIndex {
                     Box::new(TermQuery::new(term, IndexRecordOption::Basic)) as Box<dyn Query>
                 })
                 .collect();
-            must.push((Occur::Must, Box::new(BooleanQuery::union(any))));
+            let any = ConstScoreQuery::new(Box::new(BooleanQuery::union(any)), 0.0);
+            must.push((Occur::Must, Box::new(any)));
         }
         let query = BooleanQuery::new(must);
         let reader = match &self.reader {
@@ -451,12 +457,11 @@ impl SearchIndex {
             None => open_reader(&self.index).map_err(err)?,
         };
         let searcher = reader.searcher();
-        let mut found: Vec<tantivy::DocAddress> =
-            searcher.search(&query, &tantivy::collector::DocSetCollector).map_err(err)?.into_iter().collect();
-        // In document order, so the document store is read block after block.
-        found.sort_unstable();
-        let mut keys = Vec::with_capacity(found.len());
-        for addr in found {
+        let mut found = searcher.search(&query, &AllScored).map_err(err)?;
+        // Most terms first; of equals, in document order (the document store is read in
+        // blocks).
+        found.sort_unstable_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
+        for (score, addr) in found {
             let d: TantivyDocument = searcher.doc(addr).map_err(err)?;
             let key = d
                 .get_first(f.key)
@@ -466,9 +471,56 @@ impl SearchIndex {
                 .ok_or_else(|| {
                     err(tantivy::TantivyError::InternalError("a document without its key".into()))
                 })?;
-            keys.push(key);
+            if !visit(score.round() as usize, key) {
+                break;
+            }
         }
-        Ok(keys)
+        Ok(())
+    }
+}
+
+/// A collector of every matching document with its score, unordered.
+struct AllScored;
+
+/// [`AllScored`] over one segment.
+struct AllScoredSegment {
+    segment: u32,
+    docs: Vec<(f32, tantivy::DocAddress)>,
+}
+
+impl tantivy::collector::Collector for AllScored {
+    type Fruit = Vec<(f32, tantivy::DocAddress)>;
+    type Child = AllScoredSegment;
+
+    fn for_segment(
+        &self,
+        segment: tantivy::SegmentOrdinal,
+        _reader: &tantivy::SegmentReader,
+    ) -> tantivy::Result<AllScoredSegment> {
+        Ok(AllScoredSegment { segment, docs: Vec::new() })
+    }
+
+    fn requires_scoring(&self) -> bool {
+        true
+    }
+
+    fn merge_fruits(
+        &self,
+        fruits: Vec<Vec<(f32, tantivy::DocAddress)>>,
+    ) -> tantivy::Result<Vec<(f32, tantivy::DocAddress)>> {
+        Ok(fruits.into_iter().flatten().collect())
+    }
+}
+
+impl tantivy::collector::SegmentCollector for AllScoredSegment {
+    type Fruit = Vec<(f32, tantivy::DocAddress)>;
+
+    fn collect(&mut self, doc: tantivy::DocId, score: tantivy::Score) {
+        self.docs.push((score, tantivy::DocAddress::new(self.segment, doc)));
+    }
+
+    fn harvest(self) -> Vec<(f32, tantivy::DocAddress)> {
+        self.docs
     }
 }
 
