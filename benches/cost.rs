@@ -8,8 +8,13 @@
 //! - `edit/<size>`: `import` after a one-word edit of one topic file (the edit is not timed),
 //!   `set_field` of one entry's status (which also changes its INDEX row), and the baseline
 //!   `baseline_read_one_file`: reading that topic file.
+//! - `edit/<size>` also has `add_same_topic_refused`: `add` of a reworded copy of a stored
+//!   entry, refused by the same-topic rule (nothing is committed, so every iteration judges the
+//!   same store); the candidates come from the search index.
 //! - `hits/<size>`: `record_hit` (one search event appended), the hit counts `stats hits`
-//!   computes, and the baseline `baseline_read_log`: reading `kb_search_log.jsonl`.
+//!   computes by replaying every event (`hit_counts`) and by reading the stored event counters
+//!   (`hit_counts_from_counters`, what it does when they are current), and the baseline
+//!   `baseline_read_log`: reading `kb_search_log.jsonl`.
 //! - `check/<size>`: `render --check` with nothing changed (`sync::check`), and the baseline
 //!   `baseline_read_all_files`: reading every managed file.
 
@@ -140,6 +145,38 @@ fn bench(c: &mut Criterion) {
                 evokb_export::mutate::set_field(&c.store, &id, None, "status", v).expect("set")
             })
         });
+        g.bench_function("add_same_topic_refused", |b| {
+            let c = corpus();
+            let id = c.an_entry();
+            let real = c
+                .store
+                .read()
+                .expect("read")
+                .record_by_id(Kind::Entry, &id)
+                .expect("get")
+                .expect("entry");
+            let copy = real
+                .text()
+                .replacen(&format!("id: {id}"), &format!("id: {id}-reworded"), 1)
+                .replacen("### ", "### 重述：", 1);
+            let actor =
+                evokb_evolve::deltas::Actor { task: "bench", by: "bench", today: "2026-11-30" };
+            b.iter(|| {
+                let out = evokb_evolve::deltas::add(
+                    &c.store,
+                    c.dir.path(),
+                    &real.file,
+                    &copy,
+                    &actor,
+                    false,
+                    evokb_evolve::deltas::MissingTriad::Refuse,
+                );
+                assert!(
+                    matches!(out, Err(evokb_evolve::error::DeltaError::SameTopic { .. })),
+                    "{out:?}"
+                );
+            })
+        });
         g.bench_function("baseline_read_one_file", |b| {
             let c = corpus();
             b.iter(|| std::fs::read(black_box(&c.topic)).expect("read").len())
@@ -178,6 +215,21 @@ fn bench(c: &mut Criterion) {
                 let txn = c.store.read().expect("read");
                 let events = txn.records_of_kind(Kind::SearchEvent).expect("events");
                 evokb_evolve::hits::hit_counts(&events, None).len()
+            })
+        });
+        g.bench_function("hit_counts_from_counters", |b| {
+            let c = corpus();
+            {
+                let mut w = c.store.write().expect("write");
+                let counters = evokb_evolve::hits::count_all_hits(&w).expect("count");
+                w.replace_event_counters(counters).expect("store");
+                w.commit().expect("commit");
+            }
+            b.iter(|| {
+                let txn = c.store.read().expect("read");
+                assert!(txn.event_counters_current().expect("current"));
+                evokb_evolve::hits::hits_from_counters(txn.event_counters().expect("counters"))
+                    .len()
             })
         });
         g.bench_function("baseline_read_log", |b| {

@@ -62,11 +62,30 @@ pub fn same_topic(a: &Record, b: &Record) -> Option<f64> {
     (s >= SAME_TOPIC_SIMILARITY).then_some(s)
 }
 
-/// The stored entries that can be on `e`'s topic: same `kind` and a shared `family` value,
-/// found through the facet index, so `add` reads a few entries rather than every one. An entry
-/// without a kind or a family can match entries that have none, which the index cannot list:
-/// then (or when the index cannot answer) every entry is read, once per `add`.
-fn same_topic_candidates(
+/// The stored entry on `e`'s topic that [`same_topic`] finds most similar (of equals, the
+/// least id), with its similarity. First through the search index ([`indexed_closest`]); when
+/// it cannot answer, among the entries of the facet index with the same `kind` and a shared
+/// `family` value; and when `e` names no kind or family, which the facet index cannot list,
+/// among every entry, read once per `add`.
+fn closest_same_topic(
+    w: &WriteTxn,
+    e: &Record,
+    all: &mut Option<Vec<Record>>,
+) -> Result<Option<(String, f64)>, DeltaError> {
+    if let Some(found) = indexed_closest(w, e)? {
+        return Ok(found);
+    }
+    let existing = facet_candidates(w, e, all)?;
+    Ok(existing
+        .iter()
+        .filter_map(|x| same_topic(x, e).map(|s| (x, s)))
+        .max_by(|a, b| a.1.total_cmp(&b.1).then_with(|| b.0.id.cmp(&a.0.id)))
+        .map(|(x, s)| (x.id.clone(), s)))
+}
+
+/// The stored entries that can be on `e`'s topic by the facet index (see
+/// [`closest_same_topic`]).
+fn facet_candidates(
     w: &WriteTxn,
     e: &Record,
     all: &mut Option<Vec<Record>>,
@@ -97,6 +116,104 @@ fn same_topic_candidates(
         *all = Some(w.records_of_kind(Kind::Entry)?);
     }
     Ok(all.clone().unwrap_or_default())
+}
+
+/// The fewest of `n` body tokens an entry must share with another for their Jaccard
+/// similarity to reach [`SAME_TOPIC_SIMILARITY`]: the union holds at least the `n` tokens, so
+/// `|A∩B| ≥ t·|A∪B| ≥ t·n`. The small slack only lowers the bound (more candidates, never
+/// fewer) where `t·n` is an integer that rounding put a hair above itself.
+fn min_shared_tokens(n: usize) -> usize {
+    ((SAME_TOPIC_SIMILARITY * n as f64 - 1e-9).ceil().max(1.0)) as usize
+}
+
+/// The closest stored entry on `e`'s topic (as [`closest_same_topic`] defines it) found
+/// through the search index, or `None` when the index cannot vouch for the store's records
+/// (then the caller reads them).
+///
+/// Why no entry above the threshold is missed: [`same_topic`] needs the same `kind`, a shared
+/// family (unless neither names one) and a body Jaccard of at least [`SAME_TOPIC_SIMILARITY`],
+/// so such an entry holds at least [`min_shared_tokens`] of `e`'s body tokens. The index holds
+/// each entry's "id title body" tokenized by the same tokenizer as [`token_set`]; words and CJK
+/// runs never span the separating spaces, so an entry's indexed terms include every token of
+/// its body. Its `kind` and `family` filter terms are the front-matter values through the same
+/// list parsing and lowercasing as the rule's. The index is asked for every entry meeting all
+/// three necessary conditions: a bound, not a BM25 top-k, so the exact rule then runs on a
+/// superset of what it accepts. Tokens longer than the index keeps are left out of the
+/// question and taken off the bound.
+///
+/// Why stopping early cannot change the answer: an entry holding `k` of the `n` tokens (`u`
+/// of them not indexed, so not counted) has a Jaccard of at most `(k + u) / n`, since the
+/// intersection is at most `k + u` and the union at least `n`. Entries come most-shared
+/// first, so once that bound falls below the best similarity found, no later entry can reach
+/// it, or tie it.
+fn indexed_closest(w: &WriteTxn, e: &Record) -> Result<Option<Option<(String, f64)>>, DeltaError> {
+    if !evokb_export::kinds::info(Kind::Entry).searchable {
+        return Ok(None);
+    }
+    let tokens = token_set(e.body().unwrap_or(""));
+    if tokens.is_empty() {
+        // Jaccard with an empty set is 0: nothing can be on this entry's topic.
+        return Ok(Some(None));
+    }
+    let need = min_shared_tokens(tokens.len());
+    let n = tokens.len();
+    let terms: Vec<String> = tokens
+        .into_iter()
+        .filter(|t| t.len() <= evokb_store::search::MAX_INDEXED_TOKEN_BYTES)
+        .collect();
+    let unindexed = n - terms.len();
+    if need <= unindexed {
+        return Ok(None);
+    }
+    let mut facets = std::collections::BTreeMap::new();
+    let list = |k: &str| -> Vec<String> {
+        e.field(k)
+            .map(evokb_export::index::parse_list)
+            .unwrap_or_default()
+            .into_iter()
+            .map(|v| v.to_lowercase())
+            .collect()
+    };
+    let kinds = list("kind");
+    if !kinds.is_empty() {
+        facets.insert("kind".to_string(), kinds);
+    }
+    let families = list("family");
+    if !families.is_empty() {
+        facets.insert("family".to_string(), families);
+    }
+    let mut best: Option<(String, f64)> = None;
+    let mut failed: Option<evokb_store::StoreError> = None;
+    let mut visit = |shared: usize, key: CaseHash| -> bool {
+        if let Some((_, s)) = &best {
+            if ((shared + unindexed) as f64 / n as f64) < *s {
+                return false;
+            }
+        }
+        let rec = match w.record(&key) {
+            Ok(rec) => rec,
+            Err(err) => {
+                failed = Some(err);
+                return false;
+            }
+        };
+        let Some(rec) = rec.filter(|r| r.kind == Kind::Entry) else { return true };
+        if let Some(s) = same_topic(&rec, e) {
+            let better = match &best {
+                Some((id, b)) => s > *b || (s == *b && rec.id < *id),
+                None => true,
+            };
+            if better {
+                best = Some((rec.id, s));
+            }
+        }
+        true
+    };
+    let answered = w.search_sharing(&terms, need - unindexed, &facets, &mut visit)?;
+    if let Some(err) = failed {
+        return Err(err.into());
+    }
+    Ok(answered.then_some(best))
 }
 
 /// Whether an entry needs the evidence triad.
@@ -212,17 +329,8 @@ pub fn add(
                 file: old.file,
             }));
         }
-        let existing = same_topic_candidates(&w, e, &mut all_entries)?;
-        if let Some((old, s)) = existing
-            .iter()
-            .filter_map(|x| same_topic(x, e).map(|s| (x, s)))
-            .max_by(|a, b| a.1.total_cmp(&b.1))
-        {
-            return Err(DeltaError::SameTopic {
-                id: e.id.clone(),
-                existing: old.id.clone(),
-                similarity: s,
-            });
+        if let Some((existing, similarity)) = closest_same_topic(&w, e, &mut all_entries)? {
+            return Err(DeltaError::SameTopic { id: e.id.clone(), existing, similarity });
         }
         if is_data_entry(e) || negative {
             let gaps = triad_gaps(&w, e)?;

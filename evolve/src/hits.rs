@@ -11,10 +11,11 @@ use std::path::Path;
 
 use std::collections::HashMap;
 
+use evokb_store::events::EventCounter;
 use evokb_store::filestate::{extend_line_mark, line_mark, EMPTY_LINE_MARK};
 use evokb_store::{
     store_dir, CaseHash, FileLayout, FileStat, Kind, LayoutItem, Record, Segment, Store,
-    StoreError, SyncMark, Tally,
+    StoreError, SyncMark, Tally, WriteTxn,
 };
 
 use evokb_export::layout::Layout;
@@ -80,6 +81,8 @@ pub fn record_hit(
 ) -> Result<HitReport, MutateError> {
     let line = log_line(ts, query, returned, task);
     let mut w = store.write()?;
+    // Counters that describe every event so far stay current by counting this one.
+    let counters_current = w.event_counters_current()?;
     let log_path = Layout::of(&w)?.search_log;
     let path = log_path.as_str();
     // The first append since the log's layout was stored reads it once: its last item may lack
@@ -120,6 +123,10 @@ pub fn record_hit(
     };
     w.put_record(&rec)?;
     w.append_to_file(path, &rec.case_hash())?;
+    if counters_current {
+        count_hits_of(&mut w, &rec)?;
+        w.mark_event_counters_current()?;
+    }
     let full = root.join(path);
     let mark = w.file_sync(path)?.map(|m| m.text_hash);
     let in_sync = log_in_sync(&full, mark, w.file_stat(path)?)?;
@@ -290,6 +297,104 @@ struct LogFields<'a> {
     task_id: Option<std::borrow::Cow<'a, str>>,
 }
 
+/// Calls `f` with the time, returned ids and task of `rec` if it is a search event: the one
+/// reading of a log line that every count of hits goes through.
+fn with_event_fields(rec: &Record, f: impl FnOnce(&str, &[&str], Option<&str>)) {
+    if rec.kind != Kind::SearchEvent {
+        return;
+    }
+    let Some(line) = rec.field("json") else { return };
+    let fast = line
+        .trim_start()
+        .starts_with('{')
+        .then(|| serde_json::from_str::<LogFields<'_>>(line).ok())
+        .flatten();
+    match fast {
+        Some(fields) => {
+            let task = fields.task.or(fields.task_id);
+            let returned = fields.returned.unwrap_or_default();
+            let ids: Vec<&str> = returned.iter().map(|c| &**c).collect();
+            f(fields.ts.as_deref().unwrap_or(""), &ids, task.as_deref());
+        }
+        None => {
+            if let Some(e) = search_events(std::slice::from_ref(rec)).into_iter().next() {
+                let ids: Vec<&str> = e.returned.iter().map(String::as_str).collect();
+                f(&e.ts, &ids, e.task.as_deref());
+            }
+        }
+    }
+}
+
+/// Counts the hits of one search event into the store's event counters (kept per hit target;
+/// see [`evokb_store::events`]).
+fn count_hits_of(w: &mut WriteTxn, rec: &Record) -> Result<(), StoreError> {
+    let mut out = Ok(());
+    let key = rec.case_hash().0;
+    with_event_fields(rec, |ts, returned, task| {
+        let names: Vec<&str> = returned.iter().map(|id| hit_target(id)).collect();
+        out = w.count_event(&names, ts, &key, task);
+    });
+    out
+}
+
+/// Every hit target's counter, counted from the search events in key order: what the store's
+/// event counters hold when they are current.
+pub fn count_all_hits(txn: &dyn EventSource) -> Result<Vec<(String, EventCounter)>, StoreError> {
+    let mut by_id: HashMap<String, EventCounter> = HashMap::new();
+    txn.each_event(&mut |rec| {
+        let key = rec.case_hash().0;
+        with_event_fields(rec, |ts, returned, task| {
+            for id in returned {
+                let id = hit_target(id);
+                match by_id.get_mut(id) {
+                    Some(c) => c.count_event(ts, &key, task),
+                    None => {
+                        let mut c = EventCounter::default();
+                        c.count_event(ts, &key, task);
+                        by_id.insert(id.to_string(), c);
+                    }
+                }
+            }
+        });
+    })?;
+    Ok(by_id.into_iter().collect())
+}
+
+/// Where [`count_all_hits`] reads the search events from, in key order: a read or a write
+/// transaction.
+pub trait EventSource {
+    /// Calls `f` with every search event, in key order.
+    fn each_event(&self, f: &mut dyn FnMut(&Record)) -> Result<(), StoreError>;
+}
+
+impl EventSource for evokb_store::ReadTxn {
+    fn each_event(&self, f: &mut dyn FnMut(&Record)) -> Result<(), StoreError> {
+        self.for_each_record_of_kind(Kind::SearchEvent, |r| f(r))
+    }
+}
+
+impl EventSource for WriteTxn {
+    fn each_event(&self, f: &mut dyn FnMut(&Record)) -> Result<(), StoreError> {
+        self.for_each_record_of_kind(Kind::SearchEvent, |r| f(r))
+    }
+}
+
+/// The hit table of current event counters: most hit first, then by id, as
+/// [`HitCounter::finish`] orders it.
+pub fn hits_from_counters(counters: Vec<(String, EventCounter)>) -> Vec<EntryHits> {
+    let mut out: Vec<EntryHits> = counters
+        .into_iter()
+        .map(|(id, c)| EntryHits {
+            id,
+            hits: c.count,
+            last_hit_ts: c.latest.0,
+            last_hit_task: c.labelled.map(|(_, _, task)| task),
+        })
+        .collect();
+    out.sort_unstable_by(|a, b| b.hits.cmp(&a.hits).then_with(|| a.id.cmp(&b.id)));
+    out
+}
+
 /// Counts hits per returned id one search event at a time, so the events never need to be
 /// held (or sorted) all at once: [`hit_counts`] over records read one by one.
 ///
@@ -318,31 +423,9 @@ impl HitCounter {
 
     /// Counts `rec` if it is a search event (in the order the caller feeds them).
     pub fn add(&mut self, rec: &Record) {
-        if rec.kind != Kind::SearchEvent {
-            return;
-        }
-        let Some(line) = rec.field("json") else { return };
-        let fast = line
-            .trim_start()
-            .starts_with('{')
-            .then(|| serde_json::from_str::<LogFields<'_>>(line).ok())
-            .flatten();
-        match fast {
-            Some(f) => {
-                let task = f.task.or(f.task_id);
-                let returned = f.returned.unwrap_or_default();
-                self.event(
-                    f.ts.as_deref().unwrap_or(""),
-                    returned.iter().map(|c| &**c),
-                    task.as_deref(),
-                );
-            }
-            None => {
-                for e in search_events(std::slice::from_ref(rec)) {
-                    self.event(&e.ts, e.returned.iter().map(String::as_str), e.task.as_deref());
-                }
-            }
-        }
+        with_event_fields(rec, |ts, returned, task| {
+            self.event(ts, returned.iter().copied(), task);
+        });
     }
 
     fn event<'a>(&mut self, ts: &str, returned: impl Iterator<Item = &'a str>, task: Option<&str>) {

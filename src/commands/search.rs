@@ -3,7 +3,7 @@
 use std::fmt::Write as _;
 use std::path::Path;
 
-use evokb_evolve::hits::{record_hit, EntryHits, HitCounter};
+use evokb_evolve::hits::{count_all_hits, hits_from_counters, record_hit, EntryHits, HitCounter};
 use evokb_store::search::SearchQuery;
 use serde_json::json;
 
@@ -163,18 +163,36 @@ pub fn search(
 const HIT_TABLE_CACHE_BYTES: usize = 8 << 20;
 
 /// Hits per entry (`since` a date or timestamp) and the hit targets with none, sorted.
+///
+/// Without `since`, the counts are the store's event counters (one row per hit target, kept by
+/// every recorded hit): they are read when current, and otherwise (after an import changed the
+/// log) counted once from the events and stored, under the write lock, for the next report.
+/// With `since`, the events are counted.
 pub fn hit_table(root: &Path, since: Option<&str>) -> CmdResult<(Vec<EntryHits>, Vec<String>)> {
     // The events lie among the other records (key order is hash order), so counting them
     // reads most leaf pages of the records table once each: a small page cache is reused
     // instead of filling fresh memory with pages never read again.
-    let store = root::open_for_reading_with_cache(root, HIT_TABLE_CACHE_BYTES)?;
+    let mut store = root::open_for_reading_with_cache(root, HIT_TABLE_CACHE_BYTES)?;
     let txn = store.read()?;
-    // Only the search events and the records a hit can name are read, each once, and the
-    // events one at a time: at 100k events, holding them all decoded cost more in fresh memory
-    // than counting them.
-    let mut counter = HitCounter::new(since);
-    txn.for_each_record_of_kind(evokb_store::Kind::SearchEvent, |rec| counter.add(rec))?;
-    let counts = counter.finish();
+    let counts = match since {
+        None if txn.event_counters_current()? => hits_from_counters(txn.event_counters()?),
+        None => {
+            // Counting under the write lock needs a write handle: this one goes first.
+            drop(txn);
+            drop(store);
+            let counters = store_hit_counters(root)?;
+            store = root::open_for_reading_with_cache(root, HIT_TABLE_CACHE_BYTES)?;
+            hits_from_counters(counters)
+        }
+        Some(_) => {
+            // Only the search events are read, each once and one at a time: at 100k events,
+            // holding them all decoded cost more in fresh memory than counting them.
+            let mut counter = HitCounter::new(since);
+            txn.for_each_record_of_kind(evokb_store::Kind::SearchEvent, |rec| counter.add(rec))?;
+            counter.finish()
+        }
+    };
+    let txn = store.read()?;
     let counted: std::collections::HashSet<&str> = counts.iter().map(|c| c.id.as_str()).collect();
     let mut zero: Vec<String> = Vec::new();
     for kind in evokb_export::kinds::kinds_where(|i| i.hit_target) {
@@ -188,6 +206,29 @@ pub fn hit_table(root: &Path, since: Option<&str>) -> CmdResult<(Vec<EntryHits>,
     }
     zero.sort_unstable();
     Ok((counts, zero))
+}
+
+/// Counts every hit target's hits from the search events and stores them as the event
+/// counters, in one write transaction (another process may have done it meanwhile: then its
+/// counters are read). When the store cannot be written (a read-only copy), the count is
+/// returned without being kept.
+fn store_hit_counters(root: &Path) -> CmdResult<Vec<(String, evokb_store::events::EventCounter)>> {
+    let store = match root::open_with_cache(root, HIT_TABLE_CACHE_BYTES) {
+        Ok(store) => store,
+        Err(_) => {
+            let store = root::open_for_reading_with_cache(root, HIT_TABLE_CACHE_BYTES)?;
+            let txn = store.read()?;
+            return Ok(count_all_hits(&txn)?);
+        }
+    };
+    let mut w = store.write()?;
+    if w.event_counters_current()? {
+        return Ok(w.event_counters()?);
+    }
+    let counters = count_all_hits(&w)?;
+    w.replace_event_counters(counters.iter().cloned())?;
+    w.commit()?;
+    Ok(counters)
 }
 
 /// `search --index`: every searchable record, in the old tool's order; reads only.

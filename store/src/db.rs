@@ -98,8 +98,12 @@ const COLLECTION_PREFIX: &str = "coll.";
 
 /// The database format this build writes and reads. Format 2 may hold packed records
 /// ([`codec::PACKED_FORMAT`]), which a format-1 build cannot read; this build reads format-1
-/// stores and raises them to 2 with its first write.
-pub const STORE_FORMAT: u32 = 2;
+/// stores and raises them to 2 with its first write. Format 3 keeps the event counters
+/// ([`crate::events`]) in step with the search events: a format-2 build would append events
+/// without raising the events generation and leave counters that look current but are not,
+/// so it refuses a format-3 store; a format-2 store has no counters, which this build counts
+/// afresh.
+pub const STORE_FORMAT: u32 = 3;
 const FORMAT_KEY: &str = "format";
 
 /// The database file name inside the store directory.
@@ -553,6 +557,7 @@ impl Store {
                         stamp_dir: self.trusted.then(|| self.dir.clone()),
                         marked_dirty: Default::default(),
                         kind_delta: Vec::new(),
+                        events_changed: false,
                     };
                     w.ensure_format()?;
                     w.ensure_by_kind()?;
@@ -777,6 +782,9 @@ pub struct WriteTxn {
     /// Kind-index keys added (+) and removed (-) per kind by this transaction (see
     /// [`KIND_COUNTS`]).
     kind_delta: Vec<(Kind, i64)>,
+    /// Whether a search event was put or deleted: the commit raises the events generation
+    /// ([`crate::events`]).
+    events_changed: bool,
 }
 
 fn corrupted(table: &'static str, key: impl Into<String>, detail: String) -> StoreError {
@@ -1379,6 +1387,59 @@ impl ReadTxn {
 impl WriteTxn {
     read_methods!();
 
+    /// Visits the searchable records whose search text holds at least `min` of `terms` and
+    /// that match `facets`, most terms held first, until `visit` returns false
+    /// ([`crate::search::SearchIndex::sharing`]), reading the search index. Returns false,
+    /// having visited nothing, when the index cannot vouch for the records this transaction
+    /// sees (it is missing, damaged, behind the records, or this transaction changed searchable
+    /// records): then the caller reads the records instead. Never rebuilds the index.
+    pub fn search_sharing(
+        &self,
+        terms: &[String],
+        min: usize,
+        facets: &std::collections::BTreeMap<String, Vec<String>>,
+        visit: &mut dyn FnMut(usize, CaseHash) -> bool,
+    ) -> Result<bool, StoreError> {
+        use crate::search::SearchIndex;
+        if !self.dirty_search.is_empty() {
+            return Ok(false);
+        }
+        let gen = self.search_generation()?;
+        let dir = &self.search_dir;
+        let Ok(Ok(idx)) = std::panic::catch_unwind(|| SearchIndex::open(dir)) else {
+            return Ok(false);
+        };
+        if idx.generation() != Some(gen) {
+            return Ok(false);
+        }
+        // Whether the index failed before the first visit: after one, a failure cannot be
+        // undone by reading the records instead, so it is an error.
+        let mut visited = false;
+        let mut visit = |n: usize, key: CaseHash| {
+            visited = true;
+            visit(n, key)
+        };
+        let attempt = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            idx.sharing(terms, min, facets, &mut visit)
+        }));
+        match attempt {
+            Ok(Ok(())) => Ok(true),
+            _ if !visited => Ok(false),
+            Ok(Err(e)) => Err(StoreError::Search(e)),
+            Err(_) => Err(StoreError::Search(crate::search::SearchError::Index {
+                dir: dir.clone(),
+                source: tantivy::TantivyError::InternalError(
+                    "reading it crashed while it listed same-topic candidates".into(),
+                ),
+            })),
+        }
+    }
+
+    /// Whether this transaction put or deleted a search event.
+    pub(crate) fn events_changed(&self) -> bool {
+        self.events_changed
+    }
+
     /// The changes this transaction made to the number of kind-index keys of each kind.
     fn pending_kind_counts(&self) -> &[(Kind, i64)] {
         &self.kind_delta
@@ -1652,6 +1713,7 @@ impl WriteTxn {
     /// What a put of `rec` changes besides its row: the files marked dirty, the index work for
     /// the commit. `replaced` is the value the put replaced.
     fn after_put(&mut self, rec: &Record, replaced: Option<Vec<u8>>) -> Result<(), StoreError> {
+        self.events_changed |= rec.kind == Kind::SearchEvent;
         // Whether the record's search document may differ from the one the index holds.
         let mut search_changed = true;
         if let Some(old) = replaced {
@@ -1685,6 +1747,7 @@ impl WriteTxn {
         let existed = old.is_some();
         let old = old.and_then(|b| codec::decode_record::<Record>(&b, || self.record_dict()).ok());
         if let Some(rec) = old {
+            self.events_changed |= rec.kind == Kind::SearchEvent;
             if self.txn.open_table(BY_KIND)?.remove((rec.kind.tag(), key.0))?.is_some() {
                 self.count_kind(rec.kind, -1);
             }
@@ -1822,6 +1885,9 @@ impl WriteTxn {
     /// Makes every change of the transaction durable, or none of them.
     pub fn commit(mut self) -> Result<(), StoreError> {
         self.store_kind_counts()?;
+        if self.events_changed {
+            crate::events::raise_events_generation(&self.txn)?;
+        }
         let files = std::mem::take(&mut self.dirty)
             .into_iter()
             .map(|path| Ok((path.clone(), self.file(&path)?)))

@@ -35,6 +35,7 @@
 pub mod codec;
 mod db;
 mod error;
+pub mod events;
 pub mod filestate;
 pub mod index;
 mod postings;

@@ -98,6 +98,65 @@ fn add_refuses_the_same_topic_and_points_to_update() {
     }
 }
 
+/// The stored entry `add`'s same-topic rule must name for `e`, by applying the rule to every
+/// stored entry: the most similar, ties to the least id.
+fn same_topic_by_reading_all(store: &Store, e: &evokb_store::Record) -> Option<(String, f64)> {
+    let entries = store.read().expect("r").records_of_kind(Kind::Entry).expect("entries");
+    entries
+        .iter()
+        .filter_map(|x| evolve::same_topic(x, e).map(|s| (x.id.clone(), s)))
+        .max_by(|a, b| a.1.total_cmp(&b.1).then_with(|| b.0.cmp(&a.0)))
+}
+
+/// A reworded copy of every entry of the real sample (new id, a prefix on its title) gets the
+/// verdict of the rule applied to every stored entry, whether `add` preselects candidates
+/// through the search index or (index removed) reads them.
+#[test]
+fn add_judges_the_same_topic_as_the_rule_over_every_entry() {
+    use evokb_export::layout::FileRole;
+    let (kb, store) = imported_sample();
+    let entries = store.read().expect("r").records_of_kind(Kind::Entry).expect("entries");
+    assert!(entries.len() > 20, "the sample has entries to copy");
+    let (mut refused, mut judged) = (0, 0);
+    for (n, real) in entries.iter().enumerate() {
+        let index = kb.path().join(".evokb/search");
+        if n % 2 == 1 {
+            // Every other copy is judged without the search index: the fallback.
+            std::fs::remove_dir_all(&index).ok();
+        } else if !index.exists() {
+            store.rebuild_indexes().expect("rebuild the indexes");
+        }
+        let copy_id = format!("{}-reworded", real.id);
+        let copy = real
+            .text()
+            .replacen(&format!("id: {}", real.id), &format!("id: {copy_id}"), 1)
+            .replacen("### ", "### 重述：", 1);
+        let (parsed, _) = evokb_export::parse::parse_file(FileRole::Topic, &real.file, &copy);
+        let Some(rec) = parsed.records.into_iter().next().map(|p| p.record) else { continue };
+        let want = same_topic_by_reading_all(&store, &rec);
+        let got =
+            evolve::add(&store, kb.path(), &real.file, &copy, &ACTOR, false, MissingTriad::Refuse);
+        match (&want, &got) {
+            (_, Err(DeltaError::LintErrors { .. })) => continue,
+            // Entries of files `add` does not write to (not topic files).
+            (_, Err(DeltaError::Markdown(evokb_export::MutateError::UnknownFile { .. }))) => {
+                continue
+            }
+            (Some((id, s)), Err(DeltaError::SameTopic { existing, similarity, .. })) => {
+                assert_eq!((existing, similarity), (id, s), "{copy_id}");
+                refused += 1;
+            }
+            (None, Err(DeltaError::SameTopic { existing, .. })) => {
+                panic!("{copy_id} was taken for {existing}'s topic, which the rule denies")
+            }
+            (Some((id, _)), _) => panic!("{copy_id} is on {id}'s topic, yet add gave {got:?}"),
+            (None, _) => {}
+        }
+        judged += 1;
+    }
+    assert!(refused * 2 > judged, "most reworded copies are refused: {refused} of {judged}");
+}
+
 #[test]
 fn data_entries_need_the_triad_or_are_enqueued() {
     let (kb, store) = imported_sample();

@@ -169,3 +169,96 @@ fn prefer_file_and_prefer_store_leave_the_entry_and_its_index_row_agreeing() {
         assert!(row.trim_end().ends_with(&format!("| {want} |")), "{prefer:?}: {row}");
     }
 }
+
+/// The hit table `stats hits --json` prints: its counts from the stored counters when they
+/// are current, else counted from the events (and stored).
+fn stats_hits(kb: &std::path::Path) -> serde_json::Value {
+    let out = evokb(kb, &["stats", "hits", "--json"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    serde_json::from_str(&stdout(&out)).expect("json")
+}
+
+/// The stored event counters stay equal to a recount of the events through every way events
+/// change: hits recorded one by one keep them current; an import of a hand-edited log leaves
+/// them behind, and the next `stats hits` counts the events again, giving what replaying every
+/// event gives.
+#[test]
+fn the_event_counters_agree_with_a_recount_of_the_events() {
+    let (kb, store) = imported_sample();
+    let recount = |store: &evokb_store::Store| {
+        let txn = store.read().expect("r");
+        let mut counter = hits::HitCounter::new(None);
+        txn.for_each_record_of_kind(Kind::SearchEvent, |r| counter.add(r)).expect("events");
+        counter.finish()
+    };
+    let stored = |store: &evokb_store::Store| {
+        let txn = store.read().expect("r");
+        assert!(txn.event_counters_current().expect("current"), "the counters are current");
+        hits::hits_from_counters(txn.event_counters().expect("counters"))
+    };
+    assert!(!store.read().expect("r").event_counters_current().expect("current"));
+    drop(store);
+    let before = stats_hits(kb.path());
+    let store =
+        evokb_store::Store::open(&kb.path().join(".evokb"), evokb_export::index::default_indexer())
+            .expect("open");
+    assert_eq!(stored(&store), recount(&store), "the first report stores what it counted");
+    assert!(!before["entries"].as_array().expect("entries").is_empty());
+    // Equal times, tasks and none, one id twice in one search: ties go to the later key.
+    let id = "PL-1.6-copy-floor";
+    for (ts, task) in [
+        ("2026-11-30T10:00:00Z", Some("t1")),
+        ("2026-11-30T10:00:00Z", None),
+        ("2026-11-30T10:00:00Z", Some("t2")),
+    ] {
+        hits::record_hit(
+            kb.path(),
+            &store,
+            ts,
+            "q",
+            &[id.into(), id.into(), "BP_x：cut".into()],
+            task,
+        )
+        .expect("hit");
+        assert_eq!(stored(&store), recount(&store));
+    }
+    drop(store);
+    assert_eq!(
+        stats_hits(kb.path())["entries"],
+        serde_json::to_value(recount_of(kb.path())).expect("json")
+    );
+    // A person appends a line to the log and imports it: the counters are behind until the
+    // next report counts again.
+    let log = kb.path().join(layout::defaults::SEARCH_LOG);
+    let mut text = std::fs::read_to_string(&log).expect("log");
+    text.push_str(&format!("{{\"ts\": \"2026-12-01T00:00:00Z\", \"query\": \"hand\", \"returned\": [\"{id}\"], \"task\": \"by-hand\"}}\n"));
+    std::fs::write(&log, text).expect("write");
+    let out = evokb(kb.path(), &["import"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let store =
+        evokb_store::Store::open(&kb.path().join(".evokb"), evokb_export::index::default_indexer())
+            .expect("open");
+    assert!(!store.read().expect("r").event_counters_current().expect("current"));
+    drop(store);
+    let after = stats_hits(kb.path());
+    let row = after["entries"]
+        .as_array()
+        .expect("rows")
+        .iter()
+        .find(|r| r["id"] == id)
+        .expect("row")
+        .clone();
+    assert_eq!(row["last_hit_task"], "by-hand", "{row}");
+    assert_eq!(after["entries"], serde_json::to_value(recount_of(kb.path())).expect("json"));
+}
+
+/// [`hits::HitCounter`] over the store's events at `kb`, in key order.
+fn recount_of(kb: &std::path::Path) -> Vec<hits::EntryHits> {
+    let store =
+        evokb_store::Store::open(&kb.join(".evokb"), evokb_export::index::default_indexer())
+            .expect("open");
+    let txn = store.read().expect("r");
+    let mut counter = hits::HitCounter::new(None);
+    txn.for_each_record_of_kind(Kind::SearchEvent, |r| counter.add(r)).expect("events");
+    counter.finish()
+}

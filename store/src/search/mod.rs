@@ -77,6 +77,10 @@ pub enum SearchError {
     },
 }
 
+/// The longest token, in bytes, the index holds: tantivy drops longer ones when it indexes a
+/// document, so a search for one finds nothing.
+pub const MAX_INDEXED_TOKEN_BYTES: usize = tantivy::tokenizer::MAX_TOKEN_LEN;
+
 /// The facets a search can filter by, as indexed keyword fields.
 pub const FILTER_FACETS: [&str; 6] = ["family", "apis", "dtype", "device", "kind", "status"];
 
@@ -394,6 +398,129 @@ impl SearchIndex {
         hits.sort_by(|a, b| b.score.total_cmp(&a.score).then_with(|| a.id.cmp(&b.id)));
         hits.truncate(q.top);
         Ok(SearchResults { hits, total })
+    }
+}
+
+impl SearchIndex {
+    /// Visits every document whose text holds at least `min` of the distinct `terms` (as the
+    /// tokenizer gives them) and that matches every facet filter (values ORed within a facet,
+    /// facets ANDed, as in [`SearchQuery::facets`]), most terms held first, with how many it
+    /// holds; `visit` returns whether to go on. Not cut to a top k: a caller that needs every
+    /// document above an overlap bound (the same-topic rule of `add`) gets all of them, and
+    /// can stop as soon as no later document can beat what it found. A term longer than
+    /// tantivy indexes ([`MAX_INDEXED_TOKEN_BYTES`]) matches nothing; leaving it out is the
+    /// caller's concern. `min` is taken as at least one.
+    pub fn sharing(
+        &self,
+        terms: &[String],
+        min: usize,
+        facets: &BTreeMap<String, Vec<String>>,
+        visit: &mut dyn FnMut(usize, CaseHash) -> bool,
+    ) -> Result<(), SearchError> {
+        let err = |source| SearchError::Index { dir: self.dir.clone(), source };
+        let f = self.fields;
+        if terms.is_empty() || min > terms.len() {
+            return Ok(());
+        }
+        // Each term held scores exactly 1 (small integers are exact in f32), so a document's
+        // score is how many of the terms it holds; the filters score 0.
+        let text: Vec<Box<dyn Query>> = terms
+            .iter()
+            .map(|t| {
+                let term = Term::from_field_text(f.text, t);
+                let tq = TermQuery::new(term, IndexRecordOption::Basic);
+                Box::new(ConstScoreQuery::new(Box::new(tq), 1.0)) as Box<dyn Query>
+            })
+            .collect();
+        let mut must: Vec<(Occur, Box<dyn Query>)> = vec![(
+            Occur::Must,
+            Box::new(BooleanQuery::union_with_minimum_required_clauses(text, min.max(1))),
+        )];
+        for (facet, values) in facets {
+            let Some(i) = FILTER_FACETS.iter().position(|x| x == facet) else { continue };
+            if values.is_empty() {
+                continue;
+            }
+            let any: Vec<Box<dyn Query>> = values
+                .iter()
+                .map(|v| {
+                    let term = Term::from_field_text(f.filters[i], &v.to_lowercase());
+                    Box::new(TermQuery::new(term, IndexRecordOption::Basic)) as Box<dyn Query>
+                })
+                .collect();
+            let any = ConstScoreQuery::new(Box::new(BooleanQuery::union(any)), 0.0);
+            must.push((Occur::Must, Box::new(any)));
+        }
+        let query = BooleanQuery::new(must);
+        let reader = match &self.reader {
+            Some(reader) => reader.clone(),
+            None => open_reader(&self.index).map_err(err)?,
+        };
+        let searcher = reader.searcher();
+        let mut found = searcher.search(&query, &AllScored).map_err(err)?;
+        // Most terms first; of equals, in document order (the document store is read in
+        // blocks).
+        found.sort_unstable_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
+        for (score, addr) in found {
+            let d: TantivyDocument = searcher.doc(addr).map_err(err)?;
+            let key = d
+                .get_first(f.key)
+                .and_then(|v| v.as_bytes())
+                .and_then(|b| <[u8; 32]>::try_from(b).ok())
+                .map(CaseHash)
+                .ok_or_else(|| {
+                    err(tantivy::TantivyError::InternalError("a document without its key".into()))
+                })?;
+            if !visit(score.round() as usize, key) {
+                break;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// A collector of every matching document with its score, unordered.
+struct AllScored;
+
+/// [`AllScored`] over one segment.
+struct AllScoredSegment {
+    segment: u32,
+    docs: Vec<(f32, tantivy::DocAddress)>,
+}
+
+impl tantivy::collector::Collector for AllScored {
+    type Fruit = Vec<(f32, tantivy::DocAddress)>;
+    type Child = AllScoredSegment;
+
+    fn for_segment(
+        &self,
+        segment: tantivy::SegmentOrdinal,
+        _reader: &tantivy::SegmentReader,
+    ) -> tantivy::Result<AllScoredSegment> {
+        Ok(AllScoredSegment { segment, docs: Vec::new() })
+    }
+
+    fn requires_scoring(&self) -> bool {
+        true
+    }
+
+    fn merge_fruits(
+        &self,
+        fruits: Vec<Vec<(f32, tantivy::DocAddress)>>,
+    ) -> tantivy::Result<Vec<(f32, tantivy::DocAddress)>> {
+        Ok(fruits.into_iter().flatten().collect())
+    }
+}
+
+impl tantivy::collector::SegmentCollector for AllScoredSegment {
+    type Fruit = Vec<(f32, tantivy::DocAddress)>;
+
+    fn collect(&mut self, doc: tantivy::DocId, score: tantivy::Score) {
+        self.docs.push((score, tantivy::DocAddress::new(self.segment, doc)));
+    }
+
+    fn harvest(self) -> Vec<(f32, tantivy::DocAddress)> {
+        self.docs
     }
 }
 
