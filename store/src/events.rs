@@ -110,17 +110,7 @@ macro_rules! counter_reads {
             /// Every event counter, in name order (empty when there are none). Whether they
             /// are current is [`Self::event_counters_current`]'s answer.
             pub fn event_counters(&self) -> Result<Vec<(String, EventCounter)>, StoreError> {
-                let table = match self.txn.open_table(COUNTERS) {
-                    Ok(t) => t,
-                    Err(redb::TableError::TableDoesNotExist(_)) => return Ok(Vec::new()),
-                    Err(err) => return Err(err.into()),
-                };
-                let mut out = Vec::new();
-                for row in table.iter()? {
-                    let (k, v) = row?;
-                    out.push((k.value().to_string(), decode(k.value(), v.value())?));
-                }
-                Ok(out)
+                crate::tally::decode_rows(self.txn.open_table(COUNTERS), decode)
             }
         }
     };

@@ -36,22 +36,34 @@ fn decode(key: &str, bytes: &[u8]) -> Result<Tally, StoreError> {
     })
 }
 
+/// Every row of a name-keyed table of encoded values, decoded, in name order; a table that does
+/// not exist yet has no rows. Shared by the tables of counters (`tallies`, `event_counters`).
+pub(crate) fn decode_rows<T, V>(
+    table: Result<T, redb::TableError>,
+    decode: fn(&str, &[u8]) -> Result<V, StoreError>,
+) -> Result<Vec<(String, V)>, StoreError>
+where
+    T: ReadableTable<&'static str, &'static [u8]>,
+{
+    let table = match table {
+        Ok(t) => t,
+        Err(redb::TableError::TableDoesNotExist(_)) => return Ok(Vec::new()),
+        Err(err) => return Err(err.into()),
+    };
+    let mut out = Vec::new();
+    for row in table.iter()? {
+        let (k, v) = row?;
+        out.push((k.value().to_string(), decode(k.value(), v.value())?));
+    }
+    Ok(out)
+}
+
 macro_rules! tally_reads {
     ($t:ty) => {
         impl $t {
             /// Every pending tally, in key order (empty when the table does not exist yet).
             pub fn tallies(&self) -> Result<Vec<(String, Tally)>, StoreError> {
-                let table = match self.txn.open_table(TALLIES) {
-                    Ok(t) => t,
-                    Err(redb::TableError::TableDoesNotExist(_)) => return Ok(Vec::new()),
-                    Err(err) => return Err(err.into()),
-                };
-                let mut out = Vec::new();
-                for row in table.iter()? {
-                    let (k, v) = row?;
-                    out.push((k.value().to_string(), decode(k.value(), v.value())?));
-                }
-                Ok(out)
+                decode_rows(self.txn.open_table(TALLIES), decode)
             }
         }
     };

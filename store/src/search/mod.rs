@@ -373,15 +373,7 @@ impl SearchIndex {
             .map_err(err)?;
         let mut hits = Vec::with_capacity(top.len());
         for (score, addr) in top {
-            let d: TantivyDocument = searcher.doc(addr).map_err(err)?;
-            let key = d
-                .get_first(f.key)
-                .and_then(|v| v.as_bytes())
-                .and_then(|b| <[u8; 32]>::try_from(b).ok())
-                .map(CaseHash)
-                .ok_or_else(|| {
-                    err(tantivy::TantivyError::InternalError("a document without its key".into()))
-                })?;
+            let key = stored_key(&searcher, addr, f.key).map_err(err)?;
             let doc = resolve(&key).map_err(|detail| SearchError::Resolve { detail })?.ok_or_else(
                 || SearchError::UnknownRecord { dir: self.dir.clone(), key: key.to_hex() },
             )?;
@@ -462,15 +454,7 @@ impl SearchIndex {
         // blocks).
         found.sort_unstable_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
         for (score, addr) in found {
-            let d: TantivyDocument = searcher.doc(addr).map_err(err)?;
-            let key = d
-                .get_first(f.key)
-                .and_then(|v| v.as_bytes())
-                .and_then(|b| <[u8; 32]>::try_from(b).ok())
-                .map(CaseHash)
-                .ok_or_else(|| {
-                    err(tantivy::TantivyError::InternalError("a document without its key".into()))
-                })?;
+            let key = stored_key(&searcher, addr, f.key).map_err(err)?;
             if !visit(score.round() as usize, key) {
                 break;
             }
@@ -522,6 +506,20 @@ impl tantivy::collector::SegmentCollector for AllScoredSegment {
     fn harvest(self) -> Vec<(f32, tantivy::DocAddress)> {
         self.docs
     }
+}
+
+/// The record key a document stores (the only stored field): a document without one is damage.
+fn stored_key(
+    searcher: &tantivy::Searcher,
+    addr: tantivy::DocAddress,
+    key_field: tantivy::schema::Field,
+) -> tantivy::Result<CaseHash> {
+    let d: TantivyDocument = searcher.doc(addr)?;
+    d.get_first(key_field)
+        .and_then(|v| v.as_bytes())
+        .and_then(|b| <[u8; 32]>::try_from(b).ok())
+        .map(CaseHash)
+        .ok_or_else(|| tantivy::TantivyError::InternalError("a document without its key".into()))
 }
 
 /// The least string above every string that starts with `prefix` (its last character that can
