@@ -644,26 +644,50 @@ impl Store {
 }
 
 /// Searches the index in `dir` if it is at generation `gen` and sound; else says what is wrong
-/// with it, completing "the search index …". A panic inside tantivy counts as damage.
+/// with it, completing "the search index …".
 fn try_search(
     dir: &Path,
     gen: u64,
     q: &crate::search::SearchQuery,
     resolve: &dyn Fn(&CaseHash) -> Result<Option<crate::search::SearchDoc>, String>,
 ) -> Result<crate::search::SearchResults, String> {
+    with_sound_index(dir, gen, |idx| idx.search(q, resolve)).map_err(|trouble| match trouble {
+        IndexTrouble::Unusable(reason) => reason,
+        IndexTrouble::Failed(e) => format!("was damaged (a search failed: {e})"),
+        IndexTrouble::Crashed(panic) => {
+            format!("was damaged (reading it crashed inside tantivy: {panic})")
+        }
+    })
+}
+
+/// Why the search index could not answer (see [`with_sound_index`]).
+enum IndexTrouble {
+    /// It could not be used at all: why, completing "the search index …".
+    Unusable(String),
+    /// It opened at the right generation, and then the read failed.
+    Failed(crate::search::SearchError),
+    /// Reading it panicked inside tantivy (which a damaged index can cause): the panic's text.
+    Crashed(String),
+}
+
+/// Runs `read` on the search index in `dir` if it opens and is at generation `gen`, the one
+/// way every reader of the index opens it: a panic inside tantivy counts as damage.
+fn with_sound_index<T>(
+    dir: &Path,
+    gen: u64,
+    read: impl FnOnce(&crate::search::SearchIndex) -> Result<T, crate::search::SearchError>,
+) -> Result<T, IndexTrouble> {
     use crate::search::SearchIndex;
     let attempt =
         std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| match SearchIndex::open(dir) {
-            Ok(idx) if idx.generation() == Some(gen) => {
-                idx.search(q, resolve).map_err(|e| format!("was damaged (a search failed: {e})"))
+            Ok(idx) if idx.generation() == Some(gen) => read(&idx).map_err(IndexTrouble::Failed),
+            Ok(_) => Err(IndexTrouble::Unusable("was behind the records".to_string())),
+            Err(_) if !dir.join("meta.json").exists() => {
+                Err(IndexTrouble::Unusable("was missing".to_string()))
             }
-            Ok(_) => Err("was behind the records".to_string()),
-            Err(_) if !dir.join("meta.json").exists() => Err("was missing".to_string()),
-            Err(e) => Err(format!("was damaged ({e})")),
+            Err(e) => Err(IndexTrouble::Unusable(format!("was damaged ({e})"))),
         }));
-    attempt.unwrap_or_else(|panic| {
-        Err(format!("was damaged (reading it crashed inside tantivy: {})", panic_text(&*panic)))
-    })
+    attempt.unwrap_or_else(|panic| Err(IndexTrouble::Crashed(panic_text(&*panic))))
 }
 
 /// The error of a refused open: [`StoreError::Damaged`] when redb's refusal means the file is
@@ -1400,18 +1424,11 @@ impl WriteTxn {
         facets: &std::collections::BTreeMap<String, Vec<String>>,
         visit: &mut dyn FnMut(usize, CaseHash) -> bool,
     ) -> Result<bool, StoreError> {
-        use crate::search::SearchIndex;
         if !self.dirty_search.is_empty() {
             return Ok(false);
         }
         let gen = self.search_generation()?;
         let dir = &self.search_dir;
-        let Ok(Ok(idx)) = std::panic::catch_unwind(|| SearchIndex::open(dir)) else {
-            return Ok(false);
-        };
-        if idx.generation() != Some(gen) {
-            return Ok(false);
-        }
         // Whether the index failed before the first visit: after one, a failure cannot be
         // undone by reading the records instead, so it is an error.
         let mut visited = false;
@@ -1419,13 +1436,10 @@ impl WriteTxn {
             visited = true;
             visit(n, key)
         };
-        let attempt = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            idx.sharing(terms, min, facets, &mut visit)
-        }));
-        match attempt {
-            Ok(Ok(())) => Ok(true),
-            _ if !visited => Ok(false),
-            Ok(Err(e)) => Err(StoreError::Search(e)),
+        match with_sound_index(dir, gen, |idx| idx.sharing(terms, min, facets, &mut visit)) {
+            Ok(()) => Ok(true),
+            Err(_) if !visited => Ok(false),
+            Err(IndexTrouble::Failed(e)) => Err(StoreError::Search(e)),
             Err(_) => Err(StoreError::Search(crate::search::SearchError::Index {
                 dir: dir.clone(),
                 source: tantivy::TantivyError::InternalError(
