@@ -13,7 +13,7 @@ use std::path::Path;
 mod sizes;
 
 use criterion::{criterion_group, criterion_main, BatchSize, Criterion};
-use evokb_export::sync::import_in_then;
+use evokb_export::sync::import_in_with_records;
 use evokb_export::{import, layout, parse, render, ImportOptions};
 use evokb_store::{Silent, Store};
 
@@ -38,14 +38,12 @@ fn fresh_store() -> (tempfile::TempDir, Store) {
 /// were flagged.
 fn import_judged(root: &Path, store: &Store) -> usize {
     let mut txn = store.write().expect("write");
-    let mut flagged = 0;
-    import_in_then(&mut txn, root, ImportOptions::default(), &Silent, &mut |w, changed| {
-        let refresh =
-            evokb_evolve::quarantine::refresh_records_with_progress(w, root, changed, &Silent)?;
-        flagged = refresh.flagged.len();
-        Ok(())
-    })
-    .expect("import");
+    let (_, changed) =
+        import_in_with_records(&mut txn, root, ImportOptions::default(), &Silent).expect("import");
+    let refresh =
+        evokb_evolve::quarantine::refresh_records_with_progress(&mut txn, root, &changed, &Silent)
+            .expect("judge");
+    let flagged = refresh.flagged.len();
     txn.commit().expect("commit");
     flagged
 }

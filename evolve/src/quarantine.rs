@@ -208,17 +208,17 @@ pub fn refresh_changed_with_progress(
 }
 
 /// After an import: judges the records it wrote, given as the import parsed them (see
-/// `evokb_export::sync::import_in_then`), as [`refresh_changed`] judges them after reading
+/// `evokb_export::sync::import_in_with_records`), as [`refresh_changed`] judges them after reading
 /// them back from the store, and reports each judged record to `progress` (phase `checking
 /// imported records`).
 pub fn refresh_records_with_progress(
     w: &mut WriteTxn,
     root: &Path,
-    records: &[&Record],
+    records: &[Record],
     progress: &dyn evokb_store::Progress,
 ) -> Result<Refresh, StoreError> {
     progress.phase("checking imported records", records.len() as u64);
-    let to_judge: Vec<&Record> = records.iter().copied().filter(|r| judged(r.kind)).collect();
+    let to_judge: Vec<&Record> = records.iter().filter(|r| judged(r.kind)).collect();
     // Records that are not judged are done at once.
     progress.advance((records.len() - to_judge.len()) as u64);
     let findings = judge_all(&to_judge, root, progress);
@@ -394,8 +394,7 @@ mod tests {
 
         let (dir_b, b) = store_with(&records)?;
         let mut w = b.write()?;
-        let refs: Vec<&Record> = records.iter().collect();
-        let parsed = refresh_records_with_progress(&mut w, dir_b.path(), &refs, &Silent)?;
+        let parsed = refresh_records_with_progress(&mut w, dir_b.path(), &records, &Silent)?;
         let flags_parsed = w.items::<Quarantined>(QUARANTINE)?;
         w.commit()?;
 

@@ -32,7 +32,7 @@ pub use derive::{DeriveRows, NoDerivedRows, Plan};
 pub use diag::{Diagnostic, Severity};
 pub use error::{Conflict, ImportError, MutateError, RenderError};
 pub use sync::{
-    check, check_with_progress, import, import_in, import_in_then, import_in_with_progress,
+    check, check_with_progress, import, import_in, import_in_with_progress, import_in_with_records,
     render_in_place, render_in_place_with_progress, render_to, render_to_with_progress, FileDiff,
     ImportOptions, ImportReport, Prefer, RenderReport,
 };

@@ -271,44 +271,35 @@ pub fn import_in_with_progress(
     Ok(import_kb(txn, root, opts, progress)?.0)
 }
 
-/// What [`import_in_then`] hands the records this import wrote to: the open transaction and
-/// the records, as parsed.
-pub type ChangedRecords<'a> = dyn FnMut(&mut WriteTxn, &[&Record]) -> Result<(), ImportError> + 'a;
-
-/// [`import_in_with_progress`], then `changed` called inside the same transaction with the
-/// records this import wrote (new ones and ones taken from an edited file), in the order of
-/// [`ImportReport::changed`], while the import still holds them parsed.
+/// [`import_in_with_progress`], also returning the records this import wrote (new ones and
+/// ones taken from an edited file), as parsed, in the order of [`ImportReport::changed`].
 ///
-/// A later check of imported content (the quarantine judging) reads them here rather than
-/// back from the store: at a first import that is every record, and decoding each one again
-/// from its packed value cost more than parsing it did. Each is the value the import stored
-/// under its key (a record is stored exactly as parsed, and nothing later in the import
-/// rewrites one it took from a file).
-pub fn import_in_then(
+/// A later check of imported content in the same transaction (the quarantine judging) reads
+/// them here rather than back from the store: at a first import that is every record, and
+/// decoding each one again from its packed value cost more than parsing it did. Each is the
+/// value the import stored under its key (a record is stored exactly as parsed, and nothing
+/// later in the import rewrites one it took from a file).
+pub fn import_in_with_records(
     txn: &mut WriteTxn,
     root: &Path,
     opts: ImportOptions,
     progress: &dyn Progress,
-    changed: &mut ChangedRecords<'_>,
-) -> Result<ImportReport, ImportError> {
+) -> Result<(ImportReport, Vec<Record>), ImportError> {
     let (report, kb) = import_kb(txn, root, opts, progress)?;
     let wrote: HashSet<CaseHash> = report.changed.iter().copied().collect();
     // Files in read order, records in file order: the order `report.changed` was pushed in,
     // each key once (ids are unique). Moved out of the files read, so that their layouts,
-    // prose and unchanged records are freed before the check runs.
+    // prose and unchanged records are freed when this returns.
     let records: Vec<Record> = kb
         .files
         .into_iter()
         .flat_map(|f| f.parsed.records.into_iter().map(|r| r.record))
         .filter(|r| wrote.contains(&r.case_hash()))
         .collect();
-    drop(wrote);
-    let refs: Vec<&Record> = records.iter().collect();
-    changed(txn, &refs)?;
-    Ok(report)
+    Ok((report, records))
 }
 
-/// The import itself; returns the files it read too, for [`import_in_then`].
+/// The import itself; returns the files it read too, for [`import_in_with_records`].
 fn import_kb(
     txn: &mut WriteTxn,
     root: &Path,

@@ -66,18 +66,15 @@ pub fn import(
     // A hand-edited record with a KB-SEC error is imported, but quarantined (issue #10).
     // Only what the import wrote is judged, as it parsed it: the other records' texts are as
     // last judged.
-    let mut quarantine = evokb_evolve::quarantine::Refresh::default();
-    let report = evokb_export::sync::import_in_then(
+    let (report, changed) = evokb_export::sync::import_in_with_records(
         &mut txn,
         &root,
         ImportOptions { prefer, strict },
         &bar,
-        &mut |w, changed| {
-            quarantine =
-                evokb_evolve::quarantine::refresh_records_with_progress(w, &root, changed, &bar)?;
-            Ok(())
-        },
     )?;
+    let quarantine =
+        evokb_evolve::quarantine::refresh_records_with_progress(&mut txn, &root, &changed, &bar)?;
+    drop(changed);
     // The commit also brings the search index up to date.
     bar.phase("committing", 0);
     txn.commit()?;
