@@ -637,6 +637,15 @@ pub struct PageArgs {
     pub offset: usize,
 }
 
+impl PageArgs {
+    /// The window of `len` sorted rows an agent asked for: `--offset` rows skipped, at most
+    /// `--limit` kept.
+    pub fn window(&self, len: usize) -> std::ops::Range<usize> {
+        let start = self.offset.min(len);
+        start..start.saturating_add(self.limit.unwrap_or(usize::MAX)).min(len)
+    }
+}
+
 /// `evokb hooks …`
 #[derive(Debug, Subcommand)]
 pub enum HooksCmd {

@@ -227,10 +227,10 @@ pub fn query(
         eprintln!("evokb: {note}");
     }
     let total = rows.len();
-    // The window of the sorted rows an agent asked for: `--offset` rows skipped, at most
-    // `--limit` kept. The order is the store's (file, line, id), so pages do not overlap.
+    // The order is the store's (file, line, id), so pages do not overlap.
+    let window = page.window(rows.len());
     let rows: Vec<evokb_store::QueryRow> =
-        rows.into_iter().skip(page.offset).take(page.limit.unwrap_or(usize::MAX)).collect();
+        rows.into_iter().skip(window.start).take(window.len()).collect();
     if json_out {
         // Streamed straight to stdout: a broad query at 100k entries is megabytes of JSON, and
         // building a serde_json::Value first doubled the time spent on output. A quarantined
@@ -288,12 +288,12 @@ fn write_page(
     use std::io::Write;
     /// Flushed when this full: large enough for few writes, small enough to stay in cache.
     const CHUNK: usize = 256 << 10;
-    let start = page.offset.min(rows.len());
-    let end = start.saturating_add(page.limit.unwrap_or(usize::MAX)).min(rows.len());
+    let window = page.window(rows.len());
+    let start = window.start;
     let mut stdout = std::io::stdout().lock();
     let mut out = Vec::with_capacity(CHUNK + 4096);
     out.push(b'[');
-    for i in start..end {
+    for i in window {
         if i > start {
             out.push(b',');
         }
