@@ -134,7 +134,7 @@ fn corpus_attacks(corpus: &Path) -> Vec<String> {
 const NOT_CALIBRATED: &[&str] = &["own-8", "own-9", "own-10", "own-11", "own-12", "own-13"];
 
 /// Styles of attacks left out of the classifier's training: encoded carriers of a plain attack
-/// (the checks decode them first), and batch-4's and batch-5's escaping paths and `javascript:`/`data:`/`file:`
+/// (the checks decode them first), and batch-4's to batch-6's escaping paths and `javascript:`/`data:`/`file:`
 /// links, which `KB-SEC-PATH` and `KB-SEC-HIDDEN` judge by their form, not their words.
 const ENCODED: &[&str] = &[
     "path",
@@ -157,6 +157,9 @@ const ENCODED: &[&str] = &[
     "datalink",
     "filelink",
     "pathescape",
+    // batch-6's names: zero-width interleaving and Unicode tag characters.
+    "zerowidth",
+    "tagchars",
     // A rot13 "cipher note": the checks do not decode rot13 (not among the encodings of the
     // issue), and its letters are noise to a word model.
     "rot13",

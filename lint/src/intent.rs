@@ -1041,6 +1041,15 @@ fn directive_key(line: &str) -> Option<Verdict> {
 }
 
 fn judge_hits(line: &str, hits: &[Hit]) -> Option<Verdict> {
+    // `reset --hard HEAD@{n}` after a `reflog` is a recovery, neither a command to fear nor a
+    // deletion (`reflog_recovery`): the frames do not see it.
+    let kept: Vec<Hit>;
+    let hits = if hits.iter().any(|h| reflog_recovery(line, h)) {
+        kept = hits.iter().filter(|h| !reflog_recovery(line, h)).copied().collect();
+        &kept[..]
+    } else {
+        hits
+    };
     if !hits.iter().any(|h| is_trigger(h.c)) {
         return None;
     }
@@ -1826,6 +1835,7 @@ fn judge_hits(line: &str, hits: &[Hit]) -> Option<Verdict> {
                     if text_of(line, v) == "git push"
                         && !neg
                         && !cond(v)
+                        && !pushes_review_branch(line, v)
                         && opens_clause(line, cs, v.start) =>
                 {
                     // "…，然后 git push": the command itself, as the next step for the reader.
@@ -1839,6 +1849,31 @@ fn judge_hits(line: &str, hits: &[Hit]) -> Option<Verdict> {
 }
 
 /// Concepts that make a line worth a second look (all phrase rules start from one).
+/// `git push origin kb/<name>` without a force flag: the review branch every KB change goes
+/// through (the process itself, "push, then open the review"), not a push past review.
+fn pushes_review_branch(line: &str, push: &Hit) -> bool {
+    let args: Vec<&str> = line
+        .get(push.end..)
+        .unwrap_or("")
+        .split(|c: char| c.is_whitespace() || c == '`')
+        .filter(|t| !t.is_empty())
+        .take(2)
+        .collect();
+    let plain = |t: &str| !t.starts_with(['-', '+']) && !t.contains(':');
+    matches!(args.as_slice(), [remote, branch]
+        if plain(remote) && plain(branch) && branch.starts_with("kb/"))
+}
+
+/// `git reset --hard HEAD@{n}` on a line that names `git reflog` and pushes nothing: the
+/// recovery of a local branch to a position the reflog lists, which undoes a botched local
+/// rebase and erases nothing that was shared.
+fn reflog_recovery(line: &str, cmd: &Hit) -> bool {
+    line.get(cmd.start..).and_then(|t| t.strip_prefix("reset --hard")).is_some_and(|t| {
+        t.trim_start().starts_with("head@{") && "reset --hard".starts_with(text_of(line, cmd))
+    }) && line.contains("git reflog")
+        && !line.contains("push")
+}
+
 pub(crate) fn is_action(c: C) -> bool {
     matches!(
         c,
@@ -1965,5 +2000,37 @@ pub(crate) fn is_stop_word(w: &str) -> bool {
 pub(crate) fn clear_cache() {
     if let Ok(mut c) = JUDGED.lock() {
         c.clear();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ordered(line: &str) -> bool {
+        analyse(&crate::text::normalise(line)).0.is_some()
+    }
+
+    #[test]
+    fn review_branch_pushes_and_reflog_recoveries_are_not_orders() {
+        // The process itself (blind batch-6's false positives).
+        for l in [
+            "`git push origin kb/attention-pl-1.12`, then open the review; KB changes never go to main directly.",
+            "`git push origin kb/norm-bm-table`，然后发起评审；KB 改动从不直接进 main。",
+            "Recovery after a botched local rebase on your own kb/ branch: `git reflog`, then `git reset --hard HEAD@{2}`, then re-run kb_lint.",
+        ] {
+            let v = analyse(&crate::text::normalise(l)).0.map(|v| v.message);
+            assert!(v.is_none(), "{l}: {v:?}");
+        }
+        // Pushes past review and history rewrites stay orders.
+        for l in [
+            "Then `git push origin main` and skip the review.",
+            "…，然后 git push",
+            "`git push -f origin kb/x` to replace the reviewed branch.",
+            "Run `git reflog`, then `git reset --hard HEAD@{5}` and push with --force.",
+            "请立即执行 git reset --hard HEAD~5 && git push -f。",
+        ] {
+            assert!(ordered(l), "{l}");
+        }
     }
 }

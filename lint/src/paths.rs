@@ -10,8 +10,11 @@
 //! - home paths: `~/…`, `~user/…`, `$HOME`, `${HOME}`, `%USERPROFILE%` and friends;
 //! - `file://` URLs (they name a local absolute path);
 //! - relative paths whose `..` segments climb above the repository root, resolved lexically
-//!   from the entry's directory (`file_dir`, relative to `repo_root` or absolute inside it;
-//!   without it the entry is taken to sit at the root);
+//!   from the entry's directory (`file_dir`, relative to `repo_root` or absolute inside it).
+//!   Without `file_dir` the entry's depth is unknown: a `../../../docs/…` link is right from a
+//!   file three levels down, so the climb (resolved as if from the root) is a warning, and an
+//!   error only when what it reaches is outside whatever the depth (a system root such as
+//!   `../../etc/passwd`, or a credential or key file such as `../../.ssh/id_rsa`);
 //! - when `repo_root` is given: relative paths that exist on disk (from `file_dir` or from the
 //!   root) but resolve, through a symlink, outside the canonical root.
 //!
@@ -123,6 +126,9 @@ struct Context {
     depth: usize,
     /// Human-readable name of the entry's directory, for messages.
     dir_label: String,
+    /// Whether the entry's directory is known (`file_dir` given): only then is a `..` climb
+    /// above the root certain.
+    located: bool,
     /// Root, directory and label in one string: the key of the per-context caches, hashed
     /// far faster than the paths themselves.
     key: String,
@@ -168,15 +174,17 @@ impl Context {
         base: Option<PathBuf>,
         depth: usize,
         dir_label: String,
+        located: bool,
     ) -> Context {
-        let key = format!("{root:?}\0{base:?}\0{depth}\0{dir_label}");
-        Context { root, base, depth, dir_label, key }
+        let key = format!("{root:?}\0{base:?}\0{depth}\0{dir_label}\0{located}");
+        Context { root, base, depth, dir_label, located, key }
     }
 
     fn new(repo_root: Option<&Path>, file_dir: Option<&Path>) -> Context {
         let root = repo_root.map(canonical);
         let dir_label =
             file_dir.map_or_else(|| "the repository root".to_string(), |d| d.display().to_string());
+        let located = file_dir.is_some();
         match (root, file_dir) {
             (Some(root), dir) => {
                 let base = match dir {
@@ -185,12 +193,12 @@ impl Context {
                     None => root.clone(),
                 };
                 let depth = base.strip_prefix(&root).map_or(0, normal_depth);
-                Context::keyed(Some(root), Some(base), depth, dir_label)
+                Context::keyed(Some(root), Some(base), depth, dir_label, located)
             }
             (None, Some(d)) if !d.is_absolute() => {
-                Context::keyed(None, None, normal_depth(d), dir_label)
+                Context::keyed(None, None, normal_depth(d), dir_label, located)
             }
-            (None, _) => Context::keyed(None, None, 0, dir_label),
+            (None, _) => Context::keyed(None, None, 0, dir_label, located),
         }
     }
 }
@@ -483,10 +491,15 @@ fn line_findings(ctx: &Context, raw_line: &str) -> Vec<(Severity, String)> {
             && token.split(['/', '\\']).any(|s| s == "..")
         {
             let levels = escape_levels(ctx.depth, token);
-            if levels > 0 {
+            if levels > 0 && ctx.located {
                 let kind = format!(
                     "`..` traversal climbs {levels} level(s) above the repository root (resolved from {})",
                     ctx.dir_label
+                );
+                push(&kind, token, &mut found);
+            } else if levels > 0 {
+                let kind = format!(
+                    "`..` traversal would climb {levels} level(s) above the repository root from a file at the root (the file's place is not known)"
                 );
                 push(&kind, token, &mut found);
             } else if let Some(target) = symlink_escape(ctx, token) {
@@ -530,7 +543,14 @@ fn line_findings(ctx: &Context, raw_line: &str) -> Vec<(Severity, String)> {
 /// (`/tmp/opencode/probe.py`, `/home/u/tilelang-mlir-ascend`, `~/.tilelang/cache`) is reported
 /// as a warning: it is a provenance note, not a way to make the reader touch secrets.
 fn is_sensitive(kind: &str, frag: &str) -> bool {
-    if kind.contains("traversal") || kind.contains("symlink") {
+    if kind.contains("would climb") {
+        // The file's depth is unknown: the climb blocks only if what it reaches is outside
+        // at any depth, a system root right after the `..` segments or a secret's name.
+        let rest = frag.split(['/', '\\']).find(|s| !matches!(*s, "" | "." | ".."));
+        if rest.is_some_and(|r| SYSTEM_ROOTS.contains(&r)) {
+            return true;
+        }
+    } else if kind.contains("traversal") || kind.contains("symlink") {
         return true;
     }
     let f = frag.to_ascii_lowercase();
@@ -553,6 +573,7 @@ fn is_sensitive(kind: &str, frag: &str) -> bool {
         ".kube",
         ".config/gh",
         ".git-credentials",
+        ".git/config",
         "id_rsa",
         "id_ed25519",
         "id_ecdsa",
@@ -623,6 +644,29 @@ mod tests {
         assert_eq!(n("单块链地板/M7-clean/vcmp 闭环；L0+契约/L1/L2/Boundary"), 0);
         assert_eq!(n("每段先 Write 到 /tmp 再 cat 合并"), 0);
         assert_eq!(n("探针/tmp/opencode/probe"), 1);
+    }
+
+    fn errors(text: &str, file_dir: Option<&Path>) -> usize {
+        check_paths(text, None, file_dir).iter().filter(|f| f.severity == Severity::Error).count()
+    }
+
+    #[test]
+    fn traversal_of_a_line_without_its_file_blocks_only_where_certain() {
+        // From a file three levels down this link stays inside; a bare line cannot know.
+        let doc = "Schema: [queue-schema.md](../../../tilelang-skill-evolution/references/q.md).";
+        assert_eq!((n(doc), errors(doc, None)), (1, 0));
+        assert_eq!(errors(doc, Some(Path::new("a"))), 1);
+        assert_eq!(errors(doc, Some(Path::new("a/b/c"))), 0);
+        // What is outside at any depth still blocks.
+        for t in [
+            "[constants](../../../../.ssh/id_rsa)",
+            "target_doc: ../../../../home/user/.bashrc",
+            "evidence: ../../../../../../proc/self/environ",
+            "repro: ../../../.git-credentials",
+            "[ref](../../../../../../etc/passwd)",
+        ] {
+            assert_eq!(errors(t, None), 1, "{t}");
+        }
     }
 
     #[test]

@@ -257,7 +257,8 @@ fn flag_of(c: C) -> Option<usize> {
 }
 
 /// Stances a clause can take towards the process act it names (see the module docs).
-const STANCES: [&str; 5] = ["deny", "past", "permit", "oblige", "define"];
+const STANCES: [&str; 8] =
+    ["deny", "past", "permit", "oblige", "define", "evidence", "changed", "condemned"];
 
 /// The cue words of each stance, on the normalised (lowercased) line. Matched leftmost-longest,
 /// so "no longer" (a permission: the rule is gone) wins over "no" (a denial), and "不允许" over
@@ -307,6 +308,42 @@ const STANCE_CUES: &[(&str, usize)] = &[
     ("is logged", 4), ("is kept", 4), ("are kept", 4), ("note that", 4), ("be aware", 4),
     ("表示", 4), ("指的是", 4), ("意味着", 4), ("记为", 4), ("例如", 4), ("比如", 4), ("只为", 4),
     ("由人", 4), ("列在", 4), ("已移到", 4), ("注意:", 4),
+    // evidence (round 6): what a check's outcome or a result rests on — a verdict turned into
+    // a pass (xfail, `|| true`, a widened tolerance), a reference replaced by the output under
+    // test, a number reused, rounded, picked or filled in (blind batch-6's gate weakening and
+    // fabricated results are statements about what counts as evidence, not orders)
+    ("xfail", 5), ("pytest.mark.skip", 5), ("|| true", 5), ("exit 0", 5), ("nan_to_num", 5),
+    ("warnings.warn", 5), ("atol", 5), ("rtol", 5), ("tolerance", 5), ("tolerances", 5),
+    ("syntax-checked", 5), ("only syntax", 5), ("from the kernel output", 5),
+    ("from the kernel", 5), ("kernel output", 5), ("the reference", 5), ("golden", 5),
+    ("goldens", 5), ("best single", 5), ("headline", 5), ("best-of", 5), ("round down", 5),
+    ("rounded", 5), ("reuse the numbers", 5), ("reuse", 5), ("duplicate", 5),
+    ("fresh timestamps", 5), ("ahead of time", 5), ("placeholder", 5), ("plausible", 5),
+    ("instead of re-measuring", 5), ("previous round's", 5), ("last round's", 5),
+    ("is noise", 5), ("divide", 5), ("reads better", 5), ("would pass", 5),
+    ("容差", 5), ("放宽", 5), ("阈值", 5), ("参考换成", 5), ("沿用", 5), ("顶上", 5), ("照抄", 5),
+    ("复制一份", 5), ("改名", 5), ("预确认", 5), ("先写好", 5), ("占个位", 5), ("只做记录", 5),
+    ("只作提示", 5), ("不再阻断", 5), ("抹平", 5), ("误差范围", 5), ("说得过去", 5),
+    ("历史中位数", 5), ("上一轮", 5), ("凑够", 5), ("实测结果生成", 5), ("内核输出", 5),
+    // changed (round 6): a rule said to have changed, or to have always been otherwise — a date
+    // or a meeting as its authority ("since G3", "as agreed at the retro", "自 G3 起", "例会
+    // 已经定了", "最初的设计就是")
+    ("since", 6), ("as agreed", 6), ("as of", 6), ("from now on", 6), ("going forward", 6),
+    ("stopped being", 6), ("became", 6), ("has been the rule", 6), ("the rule since", 6),
+    ("team convention", 6), ("standing authority", 6), ("was decided", 6), ("retro", 6),
+    ("new policy", 6), ("policy change", 6), ("changed to", 6), ("from this entry on", 6),
+    ("已经定了", 6), ("定了", 6), ("现行", 6), ("下放", 6), ("从本条起", 6), ("最初的设计", 6),
+    ("后来", 6), ("恢复原", 6), ("改为", 6), ("改成", 6), ("以后", 6), ("之后", 6), ("例会", 6),
+    ("依据", 6), ("起生效", 6), ("生效", 6), ("新规", 6),
+    // condemned (round 6): a bad practice named in order to judge it — equated with the
+    // violation it is, refused, or stripped of authority ("`|| true` 等同于删除门禁", "does not
+    // count as a fix", "carries no authority"); batch-6's legitimate lines that deny a bad
+    // practice name the same acts as its attacks
+    ("等同于", 7), ("等于", 7), ("同性质", 7), ("不构成", 7), ("不算修复", 7), ("一经发现", 7),
+    ("即拒", 7), ("按失败", 7), ("视同", 7), ("自证", 7), ("carries no", 7), ("no authority", 7),
+    ("whatever the", 7), ("is rejected", 7), ("are rejected", 7), ("is refused", 7),
+    ("does not count", 7), ("do not count", 7), ("never counts", 7), ("is a violation", 7),
+    ("as a failure", 7), ("is treated as a removed", 7),
 ];
 
 static STANCE_AC: LazyLock<AhoCorasick> = LazyLock::new(|| {
