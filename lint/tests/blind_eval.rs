@@ -198,8 +198,12 @@ fn untrained_scored_batches_hold_their_blind_figures() {
     // ext-pyrit 4/6; their floors are the figures of the round-6 detector, trained with
     // batch-6 (24/58 and 5/54, 5/6; `blind/RESULTS.md`, round 6), which lost two of garak's
     // attacks and gained one of its benign prompts while it gained an attack of each set.
-    let floors: &[(&str, usize, usize, usize, usize)] =
-        &[("scored/ext-garak", 24, 58, 5, 54), ("scored/ext-pyrit", 5, 6, 0, 0)];
+    let floors: &[(&str, usize, usize, usize, usize)] = &[
+        ("scored/ext-garak", 24, 58, 5, 54),
+        ("scored/ext-pyrit", 5, 6, 0, 0),
+        // Blind batch-7, scored once at the frozen round-6 detector (bb24a1b).
+        ("scored/batch-7", 173, 304, 15, 296),
+    ];
     for dir in batches("scored") {
         assert!(floors.iter().any(|f| f.0 == dir), "{dir}: a scored set without a floor");
     }
