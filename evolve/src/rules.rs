@@ -492,6 +492,13 @@ struct TextChecks {
     imperative: Vec<evokb_lint::Finding>,
 }
 
+/// Builds the security checks' tables now ([`evokb_lint::warm_up`]): a caller that is about
+/// to lint calls this on a spare thread first, so the tables are built while it reads the
+/// records instead of after. Findings never depend on it.
+pub fn warm_up_checks() {
+    evokb_lint::warm_up();
+}
+
 fn text_checks_of(rec: &Record, root: &Path) -> TextChecks {
     let file_dir = root.join(&rec.file);
     let file_dir = file_dir.parent().unwrap_or(root);
