@@ -2,8 +2,9 @@
 //! them: one `check_security` per entry text.
 //!
 //! - `construction`: building every table the checks otherwise build once per process (the
-//!   phrase rules' literal prefilter, the lexicon automaton, the scorer's weights), the fixed
-//!   cost of every `evokb lint`, `evokb add` and import quarantine check;
+//!   phrase rules' literal prefilter, the lexicon automaton; the scorer's weights are built
+//!   into the binary by `build.rs` and cost nothing here), the fixed cost of every
+//!   `evokb lint`, `evokb add` and import quarantine check;
 //! - `line/…`: one line on its own, cold (caches emptied) — a plain line, a line with an action
 //!   cue that the phrase rules must look at, and an injected instruction;
 //! - `real-sample`: every markdown file of the real sample (`tests/data/tilelang-kb`, about

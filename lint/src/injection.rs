@@ -257,6 +257,11 @@ pub(crate) fn construct() -> usize {
     rules.len() + pf.owners.len()
 }
 
+/// Forces the rule table and its prefilter now (see `crate::warm_up`).
+pub(crate) fn warm_up() {
+    LazyLock::force(&PREFILTER);
+}
+
 /// The literals every match of `pattern` begins with (`Prefix`) or ends with (`Suffix`), or
 /// `None` when there is no such finite set of non-empty literals (or the pattern does not
 /// parse here, which the regex build would then report).

@@ -564,6 +564,11 @@ pub(crate) fn construct() -> usize {
     build_lexicon().map_or(0, |l| l.concepts.len())
 }
 
+/// Forces the lexicon automaton now (see `crate::warm_up`).
+pub(crate) fn warm_up() {
+    LazyLock::force(&AC);
+}
+
 fn build_lexicon() -> Option<Lexicon> {
     let mut terms: Vec<&str> = Vec::new();
     let mut concepts: Vec<Vec<C>> = Vec::new();

@@ -38,7 +38,7 @@
 //!
 //! Trained by `cargo run --release -p evokb-lint --example train_scorer` (logistic regression;
 //! leave-one-set-out cross-validation over the training sets chooses two thresholds, one for
-//! lines on which a rule fired and one for the rest) and embedded from `scorer_weights.tsv`. Scoring is a sum of looked-up weights: deterministic,
+//! lines on which a rule fired and one for the rest) and embedded from `scorer_weights.tsv` (turned into a table at build time by `build.rs`). Scoring is a sum of looked-up weights: deterministic,
 //! and explainable — a finding names what the rules found, or the three features that pushed
 //! the score up most, with the text behind each.
 
@@ -53,53 +53,26 @@ use crate::text::quote;
 pub(crate) const BITS: u32 = 18;
 const MASK: u64 = (1 << BITS) - 1;
 
-/// The trained model: `bias`, `threshold`, `fingerprint` (of the lexicon it was trained on),
-/// then one `bucket weight name` row per feature, tab-separated.
-const WEIGHTS: &str = include_str!("scorer_weights.tsv");
+// The trained model, parsed from `scorer_weights.tsv` at build time (`build.rs`): `BIAS`,
+// `THRESHOLD`, `RULE_THRESHOLD` (the lower or equal threshold of a line on which a rule
+// fired), `FINGERPRINT` (of the lexicon it was trained on), and every bucket's weight as a
+// little-endian `f32`.
+include!(concat!(env!("OUT_DIR"), "/scorer_meta.rs"));
+static WEIGHTS: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/scorer_weights.bin"));
 
-struct Model {
-    bias: f32,
-    threshold: f32,
-    /// The (lower or equal) threshold of a line on which a rule fired.
-    rule_threshold: f32,
-    fingerprint: u64,
-    weights: Vec<f32>,
+/// The weight of one hash bucket (0.0 for a bucket the weights do not name).
+fn weight(bucket: u32) -> f32 {
+    let at = bucket as usize * 4;
+    WEIGHTS
+        .get(at..at + 4)
+        .and_then(|b| <[u8; 4]>::try_from(b).ok())
+        .map_or(0.0, f32::from_le_bytes)
 }
 
-static MODEL: LazyLock<Model> = LazyLock::new(load_model);
-
-/// Parses a fresh copy of the embedded weights, as the first check of a process does (for the
-/// construction benchmark); returns the number of buckets.
+/// The size of the embedded weight table in buckets (for the construction benchmark: the
+/// table is built into the binary, so a process constructs nothing).
 pub(crate) fn construct() -> usize {
-    load_model().weights.len()
-}
-
-fn load_model() -> Model {
-    let mut m = Model {
-        bias: 0.0,
-        threshold: f32::INFINITY,
-        rule_threshold: f32::INFINITY,
-        fingerprint: 0,
-        weights: vec![0.0; 1 << BITS],
-    };
-    for line in WEIGHTS.lines().filter(|l| !l.starts_with('#')) {
-        let mut it = line.split('\t');
-        let (Some(key), Some(value)) = (it.next(), it.next()) else { continue };
-        match key {
-            "bias" => m.bias = value.parse().unwrap_or(0.0),
-            "threshold" => m.threshold = value.parse().unwrap_or(f32::INFINITY),
-            "rule_threshold" => m.rule_threshold = value.parse().unwrap_or(f32::INFINITY),
-            "fingerprint" => m.fingerprint = u64::from_str_radix(value, 16).unwrap_or(0),
-            _ => {
-                if let (Ok(b), Ok(w)) = (key.parse::<usize>(), value.parse::<f32>()) {
-                    if let Some(slot) = m.weights.get_mut(b) {
-                        *slot = w;
-                    }
-                }
-            }
-        }
-    }
-    m
+    WEIGHTS.len() / 4
 }
 
 /// What a feature stands for, to name it in an explanation or in the weights file.
@@ -353,6 +326,11 @@ static STANCE_AC: LazyLock<AhoCorasick> = LazyLock::new(|| {
         .expect("the stance cues compile")
 });
 
+/// Forces the stance-cue automaton now (see `crate::warm_up`).
+pub(crate) fn warm_up() {
+    LazyLock::force(&STANCE_AC);
+}
+
 /// Whether a concept names a process act, what it acts on or who acts (the verbs and objects
 /// of `flag_of`, the relaxations, secrets, commands, faked results, the reader and the user):
 /// "agents may", "由人决定".
@@ -549,12 +527,11 @@ pub(crate) fn logit(
     clauses: &[(usize, usize)],
     rules: &[&'static str],
 ) -> f32 {
-    let m = &*MODEL;
-    let mut total = m.bias;
+    let mut total = BIAS;
     let mut shared = 0.0f32;
     let mut per: Vec<Option<f32>> = vec![None; if clauses.len() >= 2 { clauses.len() } else { 0 }];
     features(line, hits, clauses, rules, &mut |f| {
-        let w = m.weights.get(f.bucket as usize).copied().unwrap_or(0.0);
+        let w = weight(f.bucket);
         total += w;
         if f.shared() {
             shared += w;
@@ -562,36 +539,35 @@ pub(crate) fn logit(
             *slot = Some(slot.unwrap_or(0.0) + w);
         }
     });
-    per.into_iter().flatten().map(|z| m.bias + shared + z).fold(total, f32::max)
+    per.into_iter().flatten().map(|z| BIAS + shared + z).fold(total, f32::max)
 }
 
 /// The threshold a line's score must reach: lower when a rule fired on it (both chosen by
 /// cross-validation, see the module docs).
 pub(crate) fn threshold(rule: bool) -> f32 {
     if rule {
-        MODEL.rule_threshold.min(MODEL.threshold)
+        RULE_THRESHOLD.min(THRESHOLD)
     } else {
-        MODEL.threshold
+        THRESHOLD
     }
 }
 
 /// Whether the embedded weights were trained on the current lexicon.
 #[cfg(test)]
 pub(crate) fn fresh() -> bool {
-    MODEL.fingerprint == crate::intent::lexicon_fingerprint()
+    FINGERPRINT == crate::intent::lexicon_fingerprint()
 }
 
 /// The three features that pushed the score up most, with the text behind each (computed
 /// again, for a flagged line only).
 pub(crate) fn explain(line: &str, hits: &[Hit], clauses: &[(usize, usize)]) -> String {
-    let m = &*MODEL;
     let mut feats = Vec::new();
     features(line, hits, clauses, &[], &mut |f| feats.push(f));
     feats.sort_by_key(|f| f.bucket);
     feats.dedup_by_key(|f| f.bucket);
     let mut parts: Vec<(f32, &Feat)> = feats
         .iter()
-        .map(|f| (m.weights.get(f.bucket as usize).copied().unwrap_or(0.0), f))
+        .map(|f| (weight(f.bucket), f))
         .filter(|(w, f)| *w > 0.0 && !matches!(f.label, Label::Rule(_)))
         .collect();
     parts.sort_by(|a, b| b.0.total_cmp(&a.0));
@@ -619,12 +595,46 @@ mod tests {
 
     #[test]
     fn model_loads_and_matches_the_lexicon() {
-        assert!(MODEL.threshold.is_finite(), "scorer_weights.tsv has no threshold");
-        assert!(MODEL.weights.iter().any(|w| *w != 0.0));
+        assert!(THRESHOLD.is_finite(), "scorer_weights.tsv has no threshold");
+        assert!((0..construct()).any(|b| weight(b as u32) != 0.0));
         assert!(
             fresh(),
             "scorer_weights.tsv was trained on another lexicon: rerun the train_scorer example"
         );
+    }
+
+    /// The table `build.rs` made holds, bucket for bucket and bit for bit, what parsing the
+    /// TSV at run time (the way the scorer read it before the table existed) gives.
+    #[test]
+    fn built_table_matches_the_weights_file() {
+        let mut dense = vec![0.0f32; 1 << BITS];
+        let (mut bias, mut threshold, mut rule_threshold) = (0.0f32, f32::INFINITY, f32::INFINITY);
+        let mut fingerprint = 0u64;
+        for line in include_str!("scorer_weights.tsv").lines().filter(|l| !l.starts_with('#')) {
+            let mut it = line.split('\t');
+            let (Some(key), Some(value)) = (it.next(), it.next()) else { continue };
+            match key {
+                "bias" => bias = value.parse().unwrap_or(0.0),
+                "threshold" => threshold = value.parse().unwrap_or(f32::INFINITY),
+                "rule_threshold" => rule_threshold = value.parse().unwrap_or(f32::INFINITY),
+                "fingerprint" => fingerprint = u64::from_str_radix(value, 16).unwrap_or(0),
+                _ => {
+                    if let (Ok(b), Ok(w)) = (key.parse::<usize>(), value.parse::<f32>()) {
+                        if let Some(slot) = dense.get_mut(b) {
+                            *slot = w;
+                        }
+                    }
+                }
+            }
+        }
+        assert_eq!(BIAS.to_bits(), bias.to_bits());
+        assert_eq!(THRESHOLD.to_bits(), threshold.to_bits());
+        assert_eq!(RULE_THRESHOLD.to_bits(), rule_threshold.to_bits());
+        assert_eq!(FINGERPRINT, fingerprint);
+        for (b, w) in dense.iter().enumerate() {
+            assert_eq!(weight(b as u32).to_bits(), w.to_bits(), "bucket {b}");
+        }
+        assert!(dense.iter().filter(|w| **w != 0.0).count() > 1000);
     }
 
     fn names(l: &str) -> Vec<String> {

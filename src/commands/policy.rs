@@ -85,6 +85,10 @@ pub fn lint(
     json_out: bool,
     errors_only: bool,
 ) -> CmdResult {
+    // The security checks' tables take a core several milliseconds to build, and every lint
+    // needs them: a second thread builds them while this one opens the store and reads the
+    // records. It is not joined; a check that needs a table still being built waits for it.
+    std::thread::spawn(policy::warm_up_checks);
     // The store serves lint when there is one and the files still import; otherwise (no
     // store, a store never imported, files that no longer parse, or --files) lint reads the
     // files itself and reports what does not parse as findings.
