@@ -211,9 +211,13 @@ fn chunk_check(
     overrides: &HashMap<CaseHash, Record>,
 ) -> Result<Option<Vec<(CaseHash, Record)>>, MutateError> {
     let [(key, _)] = overrides.iter().collect::<Vec<_>>()[..] else { return Ok(None) };
-    let Some((pos, chunks)) = w.locate_in_file(path, key)? else { return Ok(None) };
+    let Some(pos) = w.locate_in_file(path, key)? else { return Ok(None) };
     let Some(mut chunk) = w.file_chunk(path, pos.chunk)? else { return Ok(None) };
-    if chunks == 1 && chunk.len() < WINDOWED_MIN_ITEMS {
+    // A small file is checked whole (see `windowed_check`): one chunk, and a short one.
+    if chunk.len() < WINDOWED_MIN_ITEMS
+        && w.file_chunk_beside(path, pos.chunk, false)?.is_none()
+        && w.file_chunk_beside(path, pos.chunk, true)?.is_none()
+    {
         return Ok(None);
     }
     let Some(got) = chunk_window_check(w, path, pos, &chunk, overrides)? else { return Ok(None) };

@@ -980,21 +980,26 @@ macro_rules! read_methods {
         }
 
         /// Where the record `key` is in the stored layout of `path` (records appended since
-        /// are not looked at), and how many chunks that layout has. `None` when the file has
-        /// no chunked layout or the record is not in it. Reads every chunk's bytes and
-        /// decodes none but, when needed, the one that holds the record.
+        /// are not looked at); `None` when the file has no chunked layout or the record is not
+        /// in it. In a layout of many chunks this reads the one chunk its place is kept for;
+        /// else (or when that place is out of date) it walks every chunk's bytes, decoding
+        /// none.
         pub fn locate_in_file(
             &self,
             path: &str,
             key: &CaseHash,
-        ) -> Result<Option<(crate::ItemPos, usize)>, StoreError> {
+        ) -> Result<Option<crate::ItemPos>, StoreError> {
             let files = self.txn.open_table(FILES)?;
             if files.get(path)?.is_none_or(|v| v.value() != crate::layouts::CHUNKED) {
                 return Ok(None);
             }
             let chunks = open_or_return!(self.txn, crate::layouts::FILE_CHUNKS, None);
-            let (pos, count) = crate::layouts::locate(&chunks, path, key)?;
-            Ok(pos.map(|p| (p, count)))
+            let at = match self.txn.open_table(crate::layouts::FILE_ITEM_AT) {
+                Ok(t) => Some(t),
+                Err(redb::TableError::TableDoesNotExist(_)) => None,
+                Err(err) => return Err(err.into()),
+            };
+            crate::layouts::locate(&chunks, at.as_ref(), path, key)
         }
 
         /// Calls `f` with every item of the stored layout of `path` and where it is, in order,
@@ -1622,6 +1627,7 @@ impl WriteTxn {
         self.txn.open_table(FILE_SYNC)?;
         self.txn.open_table(FILE_TAIL)?;
         self.txn.open_table(crate::layouts::FILE_CHUNKS)?;
+        self.txn.open_table(crate::layouts::FILE_ITEM_AT)?;
         self.txn.open_table(FILE_STAT)?;
         crate::query::create(&self.txn)?;
         self.txn.open_table(BY_KIND)?;
@@ -1868,9 +1874,10 @@ impl WriteTxn {
         table.insert(layout.path.as_str(), crate::layouts::CHUNKED)?;
         drop(table);
         let mut chunks = self.txn.open_table(crate::layouts::FILE_CHUNKS)?;
-        crate::layouts::clear(&mut chunks, &layout.path)?;
-        crate::layouts::write_items(&mut chunks, &layout.path, &layout.items)?;
-        drop(chunks);
+        let mut at = self.txn.open_table(crate::layouts::FILE_ITEM_AT)?;
+        crate::layouts::clear(&mut chunks, &mut at, &layout.path)?;
+        crate::layouts::write_items(&mut chunks, &mut at, &layout.path, &layout.items)?;
+        drop((chunks, at));
         self.clear_file_tail(&layout.path)?;
         self.mark_dirty(&layout.path)?;
         // A new layout moves the lines of the entries the file already holds.
@@ -1904,7 +1911,8 @@ impl WriteTxn {
             });
         }
         let mut chunks = self.txn.open_table(crate::layouts::FILE_CHUNKS)?;
-        if !crate::layouts::replace_chunk(&mut chunks, path, number, items)? {
+        let mut at = self.txn.open_table(crate::layouts::FILE_ITEM_AT)?;
+        if !crate::layouts::replace_chunk(&mut chunks, &mut at, path, number, items)? {
             // No room to split between the neighbours: renumber the whole layout.
             let mut all = Vec::new();
             for row in chunks.range((path, 0)..=(path, u64::MAX))? {
@@ -1915,10 +1923,10 @@ impl WriteTxn {
                     all.extend(crate::layouts::decode_chunk(path, v.value())?);
                 }
             }
-            crate::layouts::clear(&mut chunks, path)?;
-            crate::layouts::write_items(&mut chunks, path, &all)?;
+            crate::layouts::clear(&mut chunks, &mut at, path)?;
+            crate::layouts::write_items(&mut chunks, &mut at, path, &all)?;
         }
-        drop(chunks);
+        drop((chunks, at));
         self.mark_dirty(path)?;
         if self.has_indexed_entries(path)? {
             self.dirty.insert(path.to_string());
@@ -1929,7 +1937,11 @@ impl WriteTxn {
     /// Removes a file layout and its sync mark.
     pub fn delete_file(&mut self, path: &str) -> Result<(), StoreError> {
         self.txn.open_table(FILES)?.remove(path)?;
-        crate::layouts::clear(&mut self.txn.open_table(crate::layouts::FILE_CHUNKS)?, path)?;
+        crate::layouts::clear(
+            &mut self.txn.open_table(crate::layouts::FILE_CHUNKS)?,
+            &mut self.txn.open_table(crate::layouts::FILE_ITEM_AT)?,
+            path,
+        )?;
         self.txn.open_table(FILE_SYNC)?.remove(path)?;
         self.txn.open_table(FILE_STAT)?.remove(path)?;
         self.clear_file_tail(path)?;
@@ -2205,8 +2217,8 @@ mod tests {
         w.append_to_file("big.md", &tailed)?;
         w.commit()?;
         let r = store.read()?;
-        let (pos, chunks) = r.locate_in_file("big.md", &key(600))?.ok_or("located")?;
-        assert_eq!(chunks, 1002_usize.div_ceil(crate::layouts::CHUNK_ITEMS));
+        let pos = r.locate_in_file("big.md", &key(600))?.ok_or("located")?;
+        assert_eq!(pos.chunk, 2 * crate::layouts::CHUNK_STEP, "item 601 is in the third chunk");
         assert_eq!(r.locate_in_file("big.md", &tailed)?, None, "the tail is not in a chunk");
         let mut chunk = r.file_chunk("big.md", pos.chunk)?.ok_or("chunk")?;
         assert_eq!(chunk[pos.index], LayoutItem::Record(key(600)));
@@ -2223,8 +2235,15 @@ mod tests {
         let mut want = items.clone();
         want.push(LayoutItem::Record(tailed));
         assert_eq!(r.file("big.md")?.ok_or("file")?.items, want);
-        let (_, more) = r.locate_in_file("big.md", &key(5599))?.ok_or("split chunk located")?;
-        assert!(more > chunks, "the grown chunk was split");
+        // The grown chunk was split: the last of the new rows is in a chunk of its own,
+        // and the rows after it are still found where they moved.
+        let last = r.locate_in_file("big.md", &key(5599))?.ok_or("split chunk located")?;
+        assert!(last.chunk > pos.chunk && last.chunk < 3 * crate::layouts::CHUNK_STEP);
+        let moved = r.locate_in_file("big.md", &key(700))?.ok_or("moved row located")?;
+        assert_eq!(
+            r.file_chunk("big.md", moved.chunk)?.ok_or("c")?[moved.index],
+            LayoutItem::Record(key(700))
+        );
         let mut seen = Vec::new();
         assert!(r.scan_file("big.md", &mut |_, item| seen.push(item.to_item()))?);
         assert_eq!(seen, items);

@@ -23,6 +23,14 @@ use crate::StoreError;
 pub(crate) const FILE_CHUNKS: TableDefinition<(&str, u64), &[u8]> =
     TableDefinition::new("file_chunks");
 
+/// Which chunk holds each record of a layout that spans more than one chunk: `(path, case
+/// hash)` → chunk number. A hint, checked against the chunk it names: an entry left behind by
+/// an edit (a record moved by a split, or removed) is only a miss, after which the chunks are
+/// walked. Rewritten whole by [`WriteTxn::put_file`](crate::WriteTxn::put_file), so a
+/// one-record edit of INDEX.md reads one chunk instead of all ~400.
+pub(crate) const FILE_ITEM_AT: TableDefinition<(&str, [u8; 32]), u64> =
+    TableDefinition::new("file_item_at");
+
 /// The `files` value of a layout whose items are in [`FILE_CHUNKS`]. A codec value is never
 /// empty (it starts with its format byte), so this cannot be taken for an older full layout.
 pub(crate) const CHUNKED: &[u8] = &[];
@@ -88,64 +96,106 @@ pub(crate) fn neighbour(
     }
 }
 
-/// Where the record `key` is in the chunked layout at `path`, and how many chunks the layout
-/// has. Each chunk's bytes are walked by [`record_index`]; only a chunk it cannot walk is
-/// decoded.
-pub(crate) fn locate(
-    table: &impl ReadableTable<(&'static str, u64), &'static [u8]>,
-    path: &str,
-    key: &CaseHash,
-) -> Result<(Option<ItemPos>, usize), StoreError> {
-    let mut found = None;
-    let mut chunks = 0;
-    for row in table.range((path, 0)..=(path, u64::MAX))? {
-        let (k, v) = row?;
-        chunks += 1;
-        if found.is_some() {
-            continue;
-        }
-        let index = match record_index(v.value(), key) {
-            Some(index) => index,
-            None => {
-                let items = decode_chunk(path, v.value())?;
-                items.iter().position(|i| *i == LayoutItem::Record(*key))
-            }
-        };
-        if let Some(index) = index {
-            found = Some(ItemPos { chunk: k.value().1, index });
+/// The index of `key` in a chunk's bytes: walked by [`record_index`], decoded only when the
+/// walk cannot read them.
+fn index_in(path: &str, bytes: &[u8], key: &CaseHash) -> Result<Option<usize>, StoreError> {
+    match record_index(bytes, key) {
+        Some(index) => Ok(index),
+        None => {
+            let items = decode_chunk(path, bytes)?;
+            Ok(items.iter().position(|i| *i == LayoutItem::Record(*key)))
         }
     }
-    Ok((found, chunks))
 }
 
-/// Writes `items` as the whole chunked layout of `path` (whose old chunks must be gone).
-pub(crate) fn write_items(
-    table: &mut redb::Table<(&'static str, u64), &'static [u8]>,
+/// Where the record `key` is in the chunked layout at `path`: the chunk [`FILE_ITEM_AT`]
+/// names when it does hold the record, else the first chunk that does, found by walking each
+/// chunk's bytes.
+pub(crate) fn locate(
+    table: &impl ReadableTable<(&'static str, u64), &'static [u8]>,
+    at: Option<&impl ReadableTable<(&'static str, [u8; 32]), u64>>,
     path: &str,
+    key: &CaseHash,
+) -> Result<Option<ItemPos>, StoreError> {
+    if let Some(hint) = at.map(|t| t.get((path, key.0))).transpose()?.flatten() {
+        let chunk = hint.value();
+        if let Some(v) = table.get((path, chunk))? {
+            if let Some(index) = index_in(path, v.value(), key)? {
+                return Ok(Some(ItemPos { chunk, index }));
+            }
+        }
+    }
+    for row in table.range((path, 0)..=(path, u64::MAX))? {
+        let (k, v) = row?;
+        if let Some(index) = index_in(path, v.value(), key)? {
+            return Ok(Some(ItemPos { chunk: k.value().1, index }));
+        }
+    }
+    Ok(None)
+}
+
+/// Records in [`FILE_ITEM_AT`] that chunk `number` of `path` holds the records among `items`.
+pub(crate) fn note_items(
+    at: &mut redb::Table<(&'static str, [u8; 32]), u64>,
+    path: &str,
+    number: u64,
     items: &[LayoutItem],
 ) -> Result<(), StoreError> {
-    for (n, chunk) in items.chunks(CHUNK_ITEMS).enumerate() {
-        let number = n as u64 * CHUNK_STEP;
-        table.insert((path, number), crate::codec::encode(&chunk).as_slice())?;
+    for item in items {
+        if let LayoutItem::Record(k) = item {
+            at.insert((path, k.0), number)?;
+        }
     }
     Ok(())
 }
 
-/// Removes every chunk of `path`.
+/// Writes `items` as the whole chunked layout of `path` (whose old chunks and item places
+/// must be gone), with the chunk of each record in [`FILE_ITEM_AT`] when there is more than
+/// one chunk (inserted in key order, which fills redb's leaves).
+pub(crate) fn write_items(
+    table: &mut redb::Table<(&'static str, u64), &'static [u8]>,
+    at: &mut redb::Table<(&'static str, [u8; 32]), u64>,
+    path: &str,
+    items: &[LayoutItem],
+) -> Result<(), StoreError> {
+    let mut places = Vec::new();
+    let many = items.len() > CHUNK_ITEMS;
+    for (n, chunk) in items.chunks(CHUNK_ITEMS).enumerate() {
+        let number = n as u64 * CHUNK_STEP;
+        table.insert((path, number), crate::codec::encode(&chunk).as_slice())?;
+        if many {
+            places.extend(chunk.iter().filter_map(|i| match i {
+                LayoutItem::Record(k) => Some((k.0, number)),
+                LayoutItem::Prose(_) => None,
+            }));
+        }
+    }
+    places.sort_unstable();
+    for (k, number) in places {
+        at.insert((path, k), number)?;
+    }
+    Ok(())
+}
+
+/// Removes every chunk of `path` and the places of its records.
 pub(crate) fn clear(
     table: &mut redb::Table<(&'static str, u64), &'static [u8]>,
+    at: &mut redb::Table<(&'static str, [u8; 32]), u64>,
     path: &str,
 ) -> Result<(), StoreError> {
     table.retain_in((path, 0)..=(path, u64::MAX), |_, _| false)?;
+    at.retain_in((path, [0u8; 32])..=(path, [0xffu8; 32]), |_, _| false)?;
     Ok(())
 }
 
 /// Replaces chunk `number` of `path` by `items`: removed when empty, split into chunks of
 /// [`CHUNK_ITEMS`] numbered between it and the next chunk when longer than [`CHUNK_MAX`].
+/// The places of the records written are kept in [`FILE_ITEM_AT`] when the file has any.
 /// Returns `false`, writing nothing, when the numbers between are used up; the caller then
 /// rewrites the whole layout.
 pub(crate) fn replace_chunk(
     table: &mut redb::Table<(&'static str, u64), &'static [u8]>,
+    at: &mut redb::Table<(&'static str, [u8; 32]), u64>,
     path: &str,
     number: u64,
     items: &[LayoutItem],
@@ -154,12 +204,20 @@ pub(crate) fn replace_chunk(
         table.remove((path, number))?;
         return Ok(true);
     }
+    let places = at.range((path, [0u8; 32])..=(path, [0xffu8; 32]))?.next().is_some();
+    let mut note = |number: u64, items: &[LayoutItem]| match places {
+        true => note_items(at, path, number, items),
+        false => Ok(()),
+    };
     if items.len() <= CHUNK_MAX {
         table.insert((path, number), crate::codec::encode(&items).as_slice())?;
+        note(number, items)?;
         return Ok(true);
     }
     let next = match number.checked_add(1) {
-        Some(n) => table.range((path, n)..=(path, u64::MAX))?.next().transpose()?.map(|r| r.0.value().1),
+        Some(n) => {
+            table.range((path, n)..=(path, u64::MAX))?.next().transpose()?.map(|r| r.0.value().1)
+        }
         None => return Ok(false),
     };
     let pieces: Vec<&[LayoutItem]> = items.chunks(CHUNK_ITEMS).collect();
@@ -171,8 +229,9 @@ pub(crate) fn replace_chunk(
         return Ok(false);
     }
     for (n, piece) in pieces.iter().enumerate() {
-        let at = number + n as u64 * step;
-        table.insert((path, at), crate::codec::encode(piece).as_slice())?;
+        let piece_at = number + n as u64 * step;
+        table.insert((path, piece_at), crate::codec::encode(piece).as_slice())?;
+        note(piece_at, piece)?;
     }
     Ok(true)
 }

@@ -38,8 +38,8 @@ fn sample_with_big_topic() -> (tempfile::TempDir, Store) {
 
 fn reimported_digest(kb: &std::path::Path) -> [u8; 32] {
     std::fs::remove_dir_all(kb.join(".evokb")).expect("rm");
-    let fresh = Store::create(&kb.join(".evokb"), evokb_export::index::default_indexer())
-        .expect("store");
+    let fresh =
+        Store::create(&kb.join(".evokb"), evokb_export::index::default_indexer()).expect("store");
     evokb_export::import(kb, &fresh, ImportOptions::default()).expect("import");
     digest(&fresh)
 }
@@ -49,8 +49,9 @@ fn set_in_a_many_chunk_index_changes_one_row_and_reimports_to_the_same_digest() 
     let (kb, store) = sample_with_big_topic();
     // The first row, rows around the chunk boundaries and the last row before the note.
     for n in [0, 1, 200, 255, 256, 511, 512, ROWS - 1] {
-        let report = mutate::set_field(&store, &format!("BIG-{n}"), Some(Kind::Entry), "status", "stale")
-            .expect("set");
+        let report =
+            mutate::set_field(&store, &format!("BIG-{n}"), Some(Kind::Entry), "status", "stale")
+                .expect("set");
         assert_eq!(report.changed.len(), 2, "the entry and its INDEX row: {report:?}");
     }
     let row = store.read().expect("r").record_by_id(Kind::IndexRow, "BIG-256").expect("get");
@@ -61,7 +62,11 @@ fn set_in_a_many_chunk_index_changes_one_row_and_reimports_to_the_same_digest() 
     render_in_place(kb.path(), &store, &evokb_export::NoDerivedRows, false).expect("render");
     let index = std::fs::read_to_string(kb.path().join(PL).join("INDEX.md")).expect("index");
     assert!(index.contains("| BIG-511 | big entry 511 | stale |\n| BIG-512 | big entry 512 | stale |\n| BIG-513 | big entry 513 | verified |\n"));
-    assert!(index.ends_with(&format!("| BIG-{} | big entry {} | stale |\n\nA closing note after the table.\n", ROWS - 1, ROWS - 1)));
+    assert!(index.ends_with(&format!(
+        "| BIG-{} | big entry {} | stale |\n\nA closing note after the table.\n",
+        ROWS - 1,
+        ROWS - 1
+    )));
     let before = digest(&store);
     drop(store);
     assert_eq!(reimported_digest(kb.path()), before);
@@ -70,32 +75,39 @@ fn set_in_a_many_chunk_index_changes_one_row_and_reimports_to_the_same_digest() 
 #[test]
 fn adds_to_a_many_chunk_index_split_its_chunk_and_reimport_to_the_same_digest() {
     let (kb, store) = sample_with_big_topic();
-    let topic = format!("{PL}/big.md");
-    // More rows than a chunk may grow by before it splits, each after the topic's last row.
-    for n in ROWS..ROWS + 600 {
-        mutate::add_entries(&store, &topic, &entry(n)).expect("add");
+    // attention.md's section is in INDEX.md's first chunk: more rows than that chunk may grow
+    // by before it splits, each after the section's last row.
+    const ADDS: usize = 270;
+    for n in 0..ADDS {
+        let text = entry(10_000 + n).replace("BIG-", "ATT-");
+        mutate::add_entries(&store, &format!("{PL}/attention.md"), &text).expect("add");
     }
-    // A row of another topic lands in that topic's section, in the first chunk.
-    mutate::add_entries(&store, &format!("{PL}/attention.md"), &entry(5000)).expect("add");
-    let layout = store.read().expect("r").file(&format!("{PL}/INDEX.md")).expect("f").expect("index");
-    let rows: Vec<String> = layout
+    // And one after the last row of the file's last section.
+    mutate::add_entries(&store, &format!("{PL}/big.md"), &entry(ROWS)).expect("add");
+    let r = store.read().expect("r");
+    let layout = r.file(&format!("{PL}/INDEX.md")).expect("f").expect("index");
+    let ids: Vec<String> = layout
         .items
         .iter()
         .filter_map(|i| match i {
-            evokb_store::LayoutItem::Record(k) => store.read().expect("r").record(k).expect("get"),
+            evokb_store::LayoutItem::Record(k) => r.record(k).expect("get"),
             evokb_store::LayoutItem::Prose(_) => None,
         })
         .map(|r| r.id)
-        .filter(|id| id.starts_with("BIG-"))
+        .filter(|id| id.starts_with("BIG-") || id.starts_with("ATT-"))
         .collect();
-    let want: Vec<String> =
-        ["BIG-5000".to_string()].into_iter().chain((0..ROWS + 600).map(|n| format!("BIG-{n}"))).collect();
-    assert_eq!(rows, want, "each row lands after its topic's last row, in order");
+    let want: Vec<String> = (0..ADDS)
+        .map(|n| format!("ATT-{}", 10_000 + n))
+        .chain((0..=ROWS).map(|n| format!("BIG-{n}")))
+        .collect();
+    assert_eq!(ids, want, "each row lands after its topic's last row, in order");
+    drop(r);
     render_in_place(kb.path(), &store, &evokb_export::NoDerivedRows, false).expect("render");
     let index = std::fs::read_to_string(kb.path().join(PL).join("INDEX.md")).expect("index");
-    assert!(index.contains(&format!("| BIG-{} | big entry {} | verified |\n", ROWS + 599, ROWS + 599)));
     let at = |s: &str| index.find(s).expect(s);
-    assert!(at("### attention.md") < at("| BIG-5000 |") && at("| BIG-5000 |") < at("### traps-compiler.md"));
+    assert!(at("### attention.md") < at("| ATT-10269 |"));
+    assert!(at("| ATT-10269 |") < at("### traps-compiler.md"));
+    assert!(index.contains(&format!("| BIG-{ROWS} | big entry {ROWS} | verified |\n\nA closing")));
     let before = digest(&store);
     drop(store);
     assert_eq!(reimported_digest(kb.path()), before);
