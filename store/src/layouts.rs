@@ -23,12 +23,14 @@ use crate::StoreError;
 pub(crate) const FILE_CHUNKS: TableDefinition<(&str, u64), &[u8]> =
     TableDefinition::new("file_chunks");
 
-/// Which chunk holds each record of a layout that spans more than one chunk: `(path, case
-/// hash)` → chunk number. A hint, checked against the chunk it names: an entry left behind by
-/// an edit (a record moved by a split, or removed) is only a miss, after which the chunks are
-/// walked. Rewritten whole by [`WriteTxn::put_file`](crate::WriteTxn::put_file), so a
-/// one-record edit of INDEX.md reads one chunk instead of all ~400.
-pub(crate) const FILE_ITEM_AT: TableDefinition<(&str, [u8; 32]), u64> =
+/// Which chunk holds each record of a layout that spans more than one chunk: case hash →
+/// chunk number (a record is in one file, so the path is left out of the key: with it, the
+/// table took 15 MB at 100k entries). A hint, checked against the chunk it names in the file
+/// asked about: an entry left behind (a record moved by a split, or to another file) is only a
+/// miss, after which the chunks are walked. [`WriteTxn::put_file`](crate::WriteTxn::put_file)
+/// removes the old layout's entries and writes the new one's, so a one-record edit of INDEX.md
+/// reads one chunk instead of all ~1,000.
+pub(crate) const FILE_ITEM_AT: TableDefinition<[u8; 32], u64> =
     TableDefinition::new("file_item_at");
 
 /// The `files` value of a layout whose items are in [`FILE_CHUNKS`]. A codec value is never
@@ -36,7 +38,9 @@ pub(crate) const FILE_ITEM_AT: TableDefinition<(&str, [u8; 32]), u64> =
 pub(crate) const CHUNKED: &[u8] = &[];
 
 /// Items per chunk when a whole layout is written: a one-item change re-encodes this many.
-pub(crate) const CHUNK_ITEMS: usize = 256;
+/// 96 INDEX.md rows encode to ~3.5 KB, one 4 KB redb page: at 256 (~8.5 KB) each chunk took
+/// a 16 KB page and the table was a third slack.
+pub(crate) const CHUNK_ITEMS: usize = 96;
 /// A chunk grown past this many items by insertions is split.
 pub(crate) const CHUNK_MAX: usize = 2 * CHUNK_ITEMS;
 /// The spacing of chunk numbers in a freshly written layout: room for 2^32 splits in between.
@@ -113,11 +117,11 @@ fn index_in(path: &str, bytes: &[u8], key: &CaseHash) -> Result<Option<usize>, S
 /// chunk's bytes.
 pub(crate) fn locate(
     table: &impl ReadableTable<(&'static str, u64), &'static [u8]>,
-    at: Option<&impl ReadableTable<(&'static str, [u8; 32]), u64>>,
+    at: Option<&impl ReadableTable<[u8; 32], u64>>,
     path: &str,
     key: &CaseHash,
 ) -> Result<Option<ItemPos>, StoreError> {
-    if let Some(hint) = at.map(|t| t.get((path, key.0))).transpose()?.flatten() {
+    if let Some(hint) = at.map(|t| t.get(key.0)).transpose()?.flatten() {
         let chunk = hint.value();
         if let Some(v) = table.get((path, chunk))? {
             if let Some(index) = index_in(path, v.value(), key)? {
@@ -136,14 +140,13 @@ pub(crate) fn locate(
 
 /// Records in [`FILE_ITEM_AT`] that chunk `number` of `path` holds the records among `items`.
 pub(crate) fn note_items(
-    at: &mut redb::Table<(&'static str, [u8; 32]), u64>,
-    path: &str,
+    at: &mut redb::Table<[u8; 32], u64>,
     number: u64,
     items: &[LayoutItem],
 ) -> Result<(), StoreError> {
     for item in items {
         if let LayoutItem::Record(k) = item {
-            at.insert((path, k.0), number)?;
+            at.insert(k.0, number)?;
         }
     }
     Ok(())
@@ -154,7 +157,7 @@ pub(crate) fn note_items(
 /// one chunk (inserted in key order, which fills redb's leaves).
 pub(crate) fn write_items(
     table: &mut redb::Table<(&'static str, u64), &'static [u8]>,
-    at: &mut redb::Table<(&'static str, [u8; 32]), u64>,
+    at: &mut redb::Table<[u8; 32], u64>,
     path: &str,
     items: &[LayoutItem],
 ) -> Result<(), StoreError> {
@@ -172,19 +175,41 @@ pub(crate) fn write_items(
     }
     places.sort_unstable();
     for (k, number) in places {
-        at.insert((path, k), number)?;
+        at.insert(k, number)?;
     }
     Ok(())
 }
 
-/// Removes every chunk of `path` and the places of its records.
+/// Removes every chunk of `path` and the places of its records (of a layout of more than one
+/// chunk: a one-chunk layout has none).
 pub(crate) fn clear(
     table: &mut redb::Table<(&'static str, u64), &'static [u8]>,
-    at: &mut redb::Table<(&'static str, [u8; 32]), u64>,
+    at: &mut redb::Table<[u8; 32], u64>,
     path: &str,
 ) -> Result<(), StoreError> {
+    let mut keys = Vec::new();
+    let mut chunks = 0;
+    for row in table.range((path, 0)..=(path, u64::MAX))? {
+        let (_, v) = row?;
+        chunks += 1;
+        match walk(v.value()) {
+            Some(items) => keys.extend(items.iter().filter_map(|i| match i {
+                ItemRef::Record(k) => Some(k.0),
+                ItemRef::Prose(_) => None,
+            })),
+            None => keys.extend(decode_chunk(path, v.value())?.iter().filter_map(|i| match i {
+                LayoutItem::Record(k) => Some(k.0),
+                LayoutItem::Prose(_) => None,
+            })),
+        }
+    }
+    if chunks > 1 {
+        keys.sort_unstable();
+        for k in keys {
+            at.remove(k)?;
+        }
+    }
     table.retain_in((path, 0)..=(path, u64::MAX), |_, _| false)?;
-    at.retain_in((path, [0u8; 32])..=(path, [0xffu8; 32]), |_, _| false)?;
     Ok(())
 }
 
@@ -195,7 +220,7 @@ pub(crate) fn clear(
 /// rewrites the whole layout.
 pub(crate) fn replace_chunk(
     table: &mut redb::Table<(&'static str, u64), &'static [u8]>,
-    at: &mut redb::Table<(&'static str, [u8; 32]), u64>,
+    at: &mut redb::Table<[u8; 32], u64>,
     path: &str,
     number: u64,
     items: &[LayoutItem],
@@ -204,9 +229,11 @@ pub(crate) fn replace_chunk(
         table.remove((path, number))?;
         return Ok(true);
     }
-    let places = at.range((path, [0u8; 32])..=(path, [0xffu8; 32]))?.next().is_some();
+    // A layout of one chunk keeps no places; one of several keeps them for every chunk.
+    let places = neighbour(&*table, path, number, false)?.is_some()
+        || neighbour(&*table, path, number, true)?.is_some();
     let mut note = |number: u64, items: &[LayoutItem]| match places {
-        true => note_items(at, path, number, items),
+        true => note_items(at, number, items),
         false => Ok(()),
     };
     if items.len() <= CHUNK_MAX {
