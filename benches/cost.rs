@@ -7,7 +7,8 @@
 //! ratios:
 //! - `edit/<size>`: `import` after a one-word edit of one topic file (the edit is not timed),
 //!   `set_field` of one entry's status (which also changes its INDEX row), and the baseline
-//!   `baseline_read_one_file`: reading that topic file.
+//!   `baseline_read_one_file`: reading that topic file. `add_entry` adds one new entry to that
+//!   file (`mutate::add_entries`: the entry and its INDEX row, without the add rules).
 //! - `edit/<size>` also has `add_same_topic_refused`: `add` of a reworded copy of a stored
 //!   entry, refused by the same-topic rule (nothing is committed, so every iteration judges the
 //!   same store); the candidates come from the search index.
@@ -175,6 +176,21 @@ fn bench(c: &mut Criterion) {
                     matches!(out, Err(evokb_evolve::error::DeltaError::SameTopic { .. })),
                     "{out:?}"
                 );
+            })
+        });
+        g.bench_function("add_entry", |b| {
+            let c = corpus();
+            let rel = c.topic.strip_prefix(c.dir.path()).expect("inside the corpus");
+            let rel = rel.to_string_lossy().to_string();
+            let mut n = 0u64;
+            // Each iteration adds a new entry: its topic file grows by one entry and INDEX.md
+            // by one row, in the one chunk the row lands in.
+            b.iter(|| {
+                n += 1;
+                let text = format!(
+                    "---\nid: PL-BENCH-{n}\nkind: pattern\nfamily: [bench]\nstatus: verified\n---\n\n### bench entry {n}\n\nbody {n}\n"
+                );
+                evokb_export::mutate::add_entries(&c.store, &rel, &text).expect("add")
             })
         });
         g.bench_function("baseline_read_one_file", |b| {

@@ -14,7 +14,7 @@ use evokb_store::{CaseHash, Kind, LayoutItem, Record, Store, WriteTxn};
 use crate::changelog::{log, Actor, ChangeKind};
 use crate::rules::{has_stamp, repro_path};
 use evokb_export::layout::{FileRole, Layout};
-use evokb_export::mutate::{commit_file, set_field_in};
+use evokb_export::mutate::{commit_file, commit_record, set_field_in};
 use evokb_export::parse::parse_file;
 use evokb_export::MutateError;
 
@@ -365,11 +365,7 @@ fn parse_item(text: &str) -> Result<Record, QueueError> {
 
 fn replace_item_text(w: &mut WriteTxn, rec: &Record, new_text: &str) -> Result<(), QueueError> {
     let new = parse_item(new_text)?;
-    let file =
-        w.file(&rec.file)?.ok_or_else(|| MutateError::UnknownFile { path: rec.file.clone() })?;
-    let mut overrides = HashMap::new();
-    overrides.insert(rec.case_hash(), new);
-    commit_file(w, file, &overrides)?;
+    commit_record(w, &rec.file, rec.case_hash(), new)?;
     Ok(())
 }
 

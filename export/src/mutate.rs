@@ -8,7 +8,9 @@
 
 use std::collections::HashMap;
 
-use evokb_store::{CaseHash, FileLayout, Kind, LayoutItem, Record, Segment, Store, WriteTxn};
+use evokb_store::{
+    CaseHash, FileLayout, ItemPos, ItemRef, Kind, LayoutItem, Record, Segment, Store, WriteTxn,
+};
 
 use crate::diag::Diagnostic;
 use crate::error::MutateError;
@@ -192,10 +194,91 @@ fn commit_change(
     path: &str,
     changed: Record,
 ) -> Result<Vec<(Kind, String)>, MutateError> {
-    let layout = w.file(path)?.ok_or_else(|| MutateError::UnknownFile { path: path.into() })?;
-    let key = changed.case_hash();
+    commit_record(w, path, changed.case_hash(), changed)
+}
+
+/// [`windowed_check`] of the one record in `overrides` read from the stored chunks of the
+/// file's layout instead of its whole layout: the chunk that holds the record, and its
+/// neighbours only as far as the window reaches. The window's items are exactly those
+/// `windowed_check` takes from the whole layout, so both give the same verdict. Returns
+/// `None` where `windowed_check` would not apply (a small file, a record not in the stored
+/// layout) or the window does not parse back; the caller then takes the whole layout.
+/// A record whose key the re-parse changes is handed back too: its item is replaced in its
+/// chunk here.
+fn chunk_check(
+    w: &mut WriteTxn,
+    path: &str,
+    overrides: &HashMap<CaseHash, Record>,
+) -> Result<Option<Vec<(CaseHash, Record)>>, MutateError> {
+    let [(key, _)] = overrides.iter().collect::<Vec<_>>()[..] else { return Ok(None) };
+    let Some(pos) = w.locate_in_file(path, key)? else { return Ok(None) };
+    let Some(mut chunk) = w.file_chunk(path, pos.chunk)? else { return Ok(None) };
+    // A small file is checked whole (see `windowed_check`): one chunk, and a short one.
+    if chunk.len() < WINDOWED_MIN_ITEMS
+        && w.file_chunk_beside(path, pos.chunk, false)?.is_none()
+        && w.file_chunk_beside(path, pos.chunk, true)?.is_none()
+    {
+        return Ok(None);
+    }
+    let Some(got) = chunk_window_check(w, path, pos, &chunk, overrides)? else { return Ok(None) };
+    if got.case_hash() != *key {
+        chunk[pos.index] = LayoutItem::Record(got.case_hash());
+        w.put_file_chunk(path, pos.chunk, &chunk)?;
+    }
+    Ok(Some(vec![(*key, got)]))
+}
+
+/// The window [`windowed_check`] takes around the record at `pos` of the stored layout of
+/// `path`, where `chunk` is that chunk's items as they are to be stored, checked the same
+/// way: the nearest prose item before the record (in its chunk or an earlier one), the
+/// record, and the item after it (in the chunk, the next one, or the records appended
+/// since). Returns the record the window parses back to, or `None` when it does not.
+fn chunk_window_check(
+    w: &WriteTxn,
+    path: &str,
+    pos: ItemPos,
+    chunk: &[LayoutItem],
+    overrides: &HashMap<CaseHash, Record>,
+) -> Result<Option<Record>, MutateError> {
+    let LayoutItem::Record(key) = &chunk[pos.index] else { return Ok(None) };
+    let is_prose = |i: &&LayoutItem| matches!(i, LayoutItem::Prose(_));
+    let mut before = chunk[..pos.index].iter().rev().find(is_prose).cloned();
+    let mut from = pos.chunk;
+    while before.is_none() {
+        let Some((number, prev)) = w.file_chunk_beside(path, from, false)? else { break };
+        from = number;
+        before = prev.iter().rev().find(is_prose).cloned();
+    }
+    let mut items: Vec<LayoutItem> = before.into_iter().collect();
+    items.push(chunk[pos.index].clone());
+    let next = match chunk.get(pos.index + 1) {
+        Some(n) => Some(n.clone()),
+        None => match w.file_chunk_beside(path, pos.chunk, true)? {
+            Some((_, later)) => later.first().cloned(),
+            None => w.file_tail(path)?.first().copied().map(LayoutItem::Record),
+        },
+    };
+    items.extend(next);
+    let window = FileLayout { path: path.into(), items };
+    let Ok(checked) = checked_parse(w, &window, overrides) else { return Ok(None) };
+    Ok(checked.records.into_iter().find(|(k, _)| k == key).map(|(_, got)| got))
+}
+
+/// Puts `rec` in place of the record under `key` in the file at `path`, checked as
+/// [`commit_file`] checks it, and stores what the parse gives; the layout is written back
+/// only when a key changed. A record in a large file costs one chunk of its layout.
+pub fn commit_record(
+    w: &mut WriteTxn,
+    path: &str,
+    key: CaseHash,
+    rec: Record,
+) -> Result<Vec<(Kind, String)>, MutateError> {
     let mut overrides = HashMap::new();
-    overrides.insert(key, changed);
+    overrides.insert(key, rec);
+    if let Some(checked) = chunk_check(w, path, &overrides)? {
+        return store_checked(w, &checked);
+    }
+    let layout = w.file(path)?.ok_or_else(|| MutateError::UnknownFile { path: path.into() })?;
     commit_layout(w, layout, &overrides, true)
 }
 
@@ -225,8 +308,21 @@ fn commit_layout(
         }
         None => (checked_parse(w, &layout, overrides)?, true),
     };
+    let changed = store_checked(w, &checked.records)?;
+    if layout_changed {
+        w.put_file(&checked.layout)?;
+    }
+    Ok(changed)
+}
+
+/// Stores the records a checked parse gave, each under its new key (the old one removed when
+/// the key changed). Returns the records that differ from what was stored.
+fn store_checked(
+    w: &mut WriteTxn,
+    records: &[(CaseHash, Record)],
+) -> Result<Vec<(Kind, String)>, MutateError> {
     let mut changed = Vec::new();
-    for (old_key, got) in &checked.records {
+    for (old_key, got) in records {
         let new_key = got.case_hash();
         if new_key != *old_key {
             if let Some(existing) = w.record(&new_key)? {
@@ -243,9 +339,6 @@ fn commit_layout(
             changed.push((got.kind, got.id.clone()));
         }
     }
-    if layout_changed {
-        w.put_file(&checked.layout)?;
-    }
     Ok(changed)
 }
 
@@ -257,6 +350,9 @@ pub struct CheckedFile {
     /// The layout the parser gave.
     pub layout: FileLayout,
 }
+
+/// Files with fewer items than this are checked whole: it costs little, and checks more.
+const WINDOWED_MIN_ITEMS: usize = 64;
 
 /// The check of [`checked_parse`] on a window around each changed record instead of the whole
 /// file, so a one-field change costs the same in a 20-row table as in a 100,000-row INDEX.md.
@@ -273,7 +369,7 @@ fn windowed_check(
     overrides: &HashMap<CaseHash, Record>,
 ) -> Result<Option<CheckedFile>, MutateError> {
     const MAX_WINDOWS: usize = 8;
-    if overrides.len() > MAX_WINDOWS || layout.items.len() < 64 {
+    if overrides.len() > MAX_WINDOWS || layout.items.len() < WINDOWED_MIN_ITEMS {
         return Ok(None);
     }
     let mut positions = Vec::new();
@@ -444,15 +540,82 @@ pub fn index_entries_in(
     eol: &str,
 ) -> Result<Vec<(Kind, String)>, MutateError> {
     let lay = Layout::of(&*w)?;
+    let topic = path.rsplit('/').next().unwrap_or(path);
+    if let [entry] = entries {
+        let row = index_row(entry, eol, &lay.index);
+        if let Some(changed) = index_row_in_chunks(w, &lay.index, topic, row)? {
+            return Ok(changed);
+        }
+    }
     let Some(mut index) = w.file(&lay.index)? else { return Ok(Vec::new()) };
     let mut rows = HashMap::new();
-    let topic = path.rsplit('/').next().unwrap_or(path);
     for rec in entries {
         let row = index_row(rec, eol, &lay.index);
         insert_index_row(&mut index, topic, row.case_hash());
         rows.insert(row.case_hash(), row);
     }
     commit_file(w, index, &rows)
+}
+
+/// What [`index_entries_in`] does for one row, on the stored chunks of the INDEX layout: the
+/// scan of [`insert_index_row`] over items borrowed from the stored bytes, the row inserted
+/// into the one chunk it lands in, and that chunk's window checked as [`windowed_check`]
+/// checks it. `None` (nothing written) where the whole-layout path must decide: no chunked
+/// INDEX, records appended to it since, a small file, no table row to follow, a row key
+/// already present, or a window that does not parse back.
+fn index_row_in_chunks(
+    w: &mut WriteTxn,
+    index_path: &str,
+    topic: &str,
+    row: Record,
+) -> Result<Option<Vec<(Kind, String)>>, MutateError> {
+    let key = row.case_hash();
+    if w.has_file_tail(index_path)? || w.record(&key)?.is_some() {
+        return Ok(None);
+    }
+    let mut current: Option<String> = None;
+    let (mut last_in_topic, mut last_row, mut count) = (None, None, 0usize);
+    let chunked = w.scan_file(index_path, &mut |pos, item| {
+        count += 1;
+        match item {
+            ItemRef::Prose(p) => {
+                for line in p.lines().filter(|l| l.starts_with('#')) {
+                    current = parse::index::heading_topic(line).map(str::to_string);
+                }
+            }
+            ItemRef::Record(_) => {
+                last_row = Some(pos);
+                if current.as_deref() == Some(topic) {
+                    last_in_topic = Some(pos);
+                }
+            }
+        }
+    })?;
+    if !chunked || count < WINDOWED_MIN_ITEMS {
+        return Ok(None);
+    }
+    let (after, mut insert) = match (last_in_topic, last_row) {
+        (Some(p), _) => (p, Vec::new()),
+        (None, Some(p)) => (p, vec![LayoutItem::Prose(index_section_header(topic))]),
+        (None, None) => return Ok(None),
+    };
+    insert.push(LayoutItem::Record(key));
+    let Some(mut chunk) = w.file_chunk(index_path, after.chunk)? else { return Ok(None) };
+    let at = ItemPos { chunk: after.chunk, index: after.index + insert.len() };
+    chunk.splice(after.index + 1..after.index + 1, insert);
+    let mut overrides = HashMap::new();
+    overrides.insert(key, row);
+    let Some(got) = chunk_window_check(w, index_path, at, &chunk, &overrides)? else {
+        return Ok(None);
+    };
+    chunk[at.index] = LayoutItem::Record(got.case_hash());
+    w.put_file_chunk(index_path, after.chunk, &chunk)?;
+    Ok(Some(store_checked(w, &[(key, got)])?))
+}
+
+/// The heading and table header of a new INDEX section for `topic`.
+fn index_section_header(topic: &str) -> String {
+    format!("\n### {topic}\n\n| ID | 一句话 | 状态 |\n|----|--------|------|\n")
 }
 
 /// Makes sure a file's text ends with a line ending before something is appended to it.
@@ -525,15 +688,11 @@ fn insert_index_row(index: &mut FileLayout, topic: &str, row: CaseHash) {
     match (last_in_topic, last_row) {
         (Some(i), _) => index.items.insert(i + 1, LayoutItem::Record(row)),
         (None, Some(i)) => {
-            let header =
-                format!("\n### {topic}\n\n| ID | 一句话 | 状态 |\n|----|--------|------|\n");
-            index.items.insert(i + 1, LayoutItem::Prose(header));
+            index.items.insert(i + 1, LayoutItem::Prose(index_section_header(topic)));
             index.items.insert(i + 2, LayoutItem::Record(row));
         }
         (None, None) => {
-            let header =
-                format!("\n### {topic}\n\n| ID | 一句话 | 状态 |\n|----|--------|------|\n");
-            index.items.push(LayoutItem::Prose(header));
+            index.items.push(LayoutItem::Prose(index_section_header(topic)));
             index.items.push(LayoutItem::Record(row));
         }
     }

@@ -102,8 +102,10 @@ const COLLECTION_PREFIX: &str = "coll.";
 /// ([`crate::events`]) in step with the search events: a format-2 build would append events
 /// without raising the events generation and leave counters that look current but are not,
 /// so it refuses a format-3 store; a format-2 store has no counters, which this build counts
-/// afresh.
-pub const STORE_FORMAT: u32 = 3;
+/// afresh. Format 4 stores file layouts in chunks (`crate::layouts`): a format-3 build would
+/// read a chunked layout's marker as a damaged value, so it refuses a format-4 store; this
+/// build still reads the whole layouts of a format-3 store and chunks each as it is written.
+pub const STORE_FORMAT: u32 = 4;
 const FORMAT_KEY: &str = "format";
 
 /// The database file name inside the store directory.
@@ -941,7 +943,7 @@ macro_rules! read_methods {
         pub fn file(&self, path: &str) -> Result<Option<FileLayout>, StoreError> {
             let table = self.txn.open_table(FILES)?;
             let mut res = match table.get(path)? {
-                Some(v) => Some(decode_layout(path, v.value())?),
+                Some(v) => Some(self.stored_layout(path, v.value())?),
                 None => None,
             };
             if let Some(layout) = &mut res {
@@ -956,11 +958,91 @@ macro_rules! read_methods {
             let mut out = Vec::new();
             for row in table.iter()? {
                 let (k, v) = row?;
-                let mut layout = decode_layout(k.value(), v.value())?;
+                let mut layout = self.stored_layout(k.value(), v.value())?;
                 layout.items.extend(self.file_tail(k.value())?.into_iter().map(LayoutItem::Record));
                 out.push(layout);
             }
             Ok(out)
+        }
+
+        /// The stored layout of `path` from its `files` value: the items of its chunks, or
+        /// (a store written before chunks) the layout encoded whole.
+        fn stored_layout(&self, path: &str, value: &[u8]) -> Result<FileLayout, StoreError> {
+            if value != crate::layouts::CHUNKED {
+                return decode_layout(path, value);
+            }
+            let chunks = open_or_return!(
+                self.txn,
+                crate::layouts::FILE_CHUNKS,
+                FileLayout { path: path.into(), items: Vec::new() }
+            );
+            Ok(FileLayout { path: path.into(), items: crate::layouts::read_items(&chunks, path)? })
+        }
+
+        /// Where the record `key` is in the stored layout of `path` (records appended since
+        /// are not looked at); `None` when the file has no chunked layout or the record is not
+        /// in it. In a layout of many chunks this reads the one chunk its place is kept for;
+        /// else (or when that place is out of date) it walks every chunk's bytes, decoding
+        /// none.
+        pub fn locate_in_file(
+            &self,
+            path: &str,
+            key: &CaseHash,
+        ) -> Result<Option<crate::ItemPos>, StoreError> {
+            let files = self.txn.open_table(FILES)?;
+            if files.get(path)?.is_none_or(|v| v.value() != crate::layouts::CHUNKED) {
+                return Ok(None);
+            }
+            let chunks = open_or_return!(self.txn, crate::layouts::FILE_CHUNKS, None);
+            let at = match self.txn.open_table(crate::layouts::FILE_ITEM_AT) {
+                Ok(t) => Some(t),
+                Err(redb::TableError::TableDoesNotExist(_)) => None,
+                Err(err) => return Err(err.into()),
+            };
+            crate::layouts::locate(&chunks, at.as_ref(), path, key)
+        }
+
+        /// Calls `f` with every item of the stored layout of `path` and where it is, in order,
+        /// borrowed from the stored bytes (records appended since are not included). Returns
+        /// `false`, calling nothing, when the file has no chunked layout.
+        pub fn scan_file(
+            &self,
+            path: &str,
+            f: &mut dyn FnMut(crate::ItemPos, crate::ItemRef<'_>),
+        ) -> Result<bool, StoreError> {
+            let files = self.txn.open_table(FILES)?;
+            if files.get(path)?.is_none_or(|v| v.value() != crate::layouts::CHUNKED) {
+                return Ok(false);
+            }
+            let chunks = open_or_return!(self.txn, crate::layouts::FILE_CHUNKS, true);
+            crate::layouts::scan(&chunks, path, f)?;
+            Ok(true)
+        }
+
+        /// The items of chunk `number` of the layout of `path` (see [`Self::locate_in_file`]).
+        pub fn file_chunk(
+            &self,
+            path: &str,
+            number: u64,
+        ) -> Result<Option<Vec<LayoutItem>>, StoreError> {
+            let chunks = open_or_return!(self.txn, crate::layouts::FILE_CHUNKS, None);
+            let res = match chunks.get((path, number))? {
+                Some(v) => Some(crate::layouts::decode_chunk(path, v.value())?),
+                None => None,
+            };
+            Ok(res)
+        }
+
+        /// The chunk of the layout of `path` right after (`forward`) or before chunk
+        /// `number`, with its number; `None` at either end.
+        pub fn file_chunk_beside(
+            &self,
+            path: &str,
+            number: u64,
+            forward: bool,
+        ) -> Result<Option<(u64, Vec<LayoutItem>)>, StoreError> {
+            let chunks = open_or_return!(self.txn, crate::layouts::FILE_CHUNKS, None);
+            crate::layouts::neighbour(&chunks, path, number, forward)
         }
 
         /// The records appended to the file at `path` since its layout was last stored, in
@@ -1544,6 +1626,8 @@ impl WriteTxn {
         self.txn.open_table(FILES)?;
         self.txn.open_table(FILE_SYNC)?;
         self.txn.open_table(FILE_TAIL)?;
+        self.txn.open_table(crate::layouts::FILE_CHUNKS)?;
+        self.txn.open_table(crate::layouts::FILE_ITEM_AT)?;
         self.txn.open_table(FILE_STAT)?;
         crate::query::create(&self.txn)?;
         self.txn.open_table(BY_KIND)?;
@@ -1787,8 +1871,13 @@ impl WriteTxn {
     /// old layout: `layout` replaces them too).
     pub fn put_file(&mut self, layout: &FileLayout) -> Result<(), StoreError> {
         let mut table = self.txn.open_table(FILES)?;
-        table.insert(layout.path.as_str(), codec::encode(layout).as_slice())?;
+        table.insert(layout.path.as_str(), crate::layouts::CHUNKED)?;
         drop(table);
+        let mut chunks = self.txn.open_table(crate::layouts::FILE_CHUNKS)?;
+        let mut at = self.txn.open_table(crate::layouts::FILE_ITEM_AT)?;
+        crate::layouts::clear(&mut chunks, &mut at, &layout.path)?;
+        crate::layouts::write_items(&mut chunks, &mut at, &layout.path, &layout.items)?;
+        drop((chunks, at));
         self.clear_file_tail(&layout.path)?;
         self.mark_dirty(&layout.path)?;
         // A new layout moves the lines of the entries the file already holds.
@@ -1798,9 +1887,61 @@ impl WriteTxn {
         Ok(())
     }
 
+    /// Replaces the items of chunk `number` of the stored layout of `path` (a number
+    /// [`ReadTxn::locate_in_file`] or [`ReadTxn::file_chunk_beside`] gave) by `items`: the
+    /// cost of a one-item change is one chunk, whatever the file's size. Records appended to
+    /// the file since stay after the layout. A chunk left empty is removed; one grown long is
+    /// split (or, when its neighbours leave no room, the whole layout is written again).
+    pub fn put_file_chunk(
+        &mut self,
+        path: &str,
+        number: u64,
+        items: &[LayoutItem],
+    ) -> Result<(), StoreError> {
+        let chunked = self
+            .txn
+            .open_table(FILES)?
+            .get(path)?
+            .is_some_and(|v| v.value() == crate::layouts::CHUNKED);
+        if !chunked {
+            return Err(StoreError::Corrupted {
+                table: "file_chunks",
+                key: path.into(),
+                detail: format!("chunk {number} was changed, but the file has no chunked layout"),
+            });
+        }
+        let mut chunks = self.txn.open_table(crate::layouts::FILE_CHUNKS)?;
+        let mut at = self.txn.open_table(crate::layouts::FILE_ITEM_AT)?;
+        if !crate::layouts::replace_chunk(&mut chunks, &mut at, path, number, items)? {
+            // No room to split between the neighbours: renumber the whole layout.
+            let mut all = Vec::new();
+            for row in chunks.range((path, 0)..=(path, u64::MAX))? {
+                let (k, v) = row?;
+                if k.value().1 == number {
+                    all.extend_from_slice(items);
+                } else {
+                    all.extend(crate::layouts::decode_chunk(path, v.value())?);
+                }
+            }
+            crate::layouts::clear(&mut chunks, &mut at, path)?;
+            crate::layouts::write_items(&mut chunks, &mut at, path, &all)?;
+        }
+        drop((chunks, at));
+        self.mark_dirty(path)?;
+        if self.has_indexed_entries(path)? {
+            self.dirty.insert(path.to_string());
+        }
+        Ok(())
+    }
+
     /// Removes a file layout and its sync mark.
     pub fn delete_file(&mut self, path: &str) -> Result<(), StoreError> {
         self.txn.open_table(FILES)?.remove(path)?;
+        crate::layouts::clear(
+            &mut self.txn.open_table(crate::layouts::FILE_CHUNKS)?,
+            &mut self.txn.open_table(crate::layouts::FILE_ITEM_AT)?,
+            path,
+        )?;
         self.txn.open_table(FILE_SYNC)?.remove(path)?;
         self.txn.open_table(FILE_STAT)?.remove(path)?;
         self.clear_file_tail(path)?;
@@ -2059,6 +2200,63 @@ mod tests {
             file: "t.md".into(),
             segments: vec![Segment::Lit(text.into())],
         }
+    }
+
+    #[test]
+    fn a_chunked_layout_reads_back_whole_after_chunk_edits_and_splits(
+    ) -> Result<(), Box<dyn std::error::Error>> {
+        let dir = tempfile::tempdir()?;
+        let store = Store::create(dir.path(), Arc::new(crate::NoIndex))?;
+        let key = |n: usize| CaseHash::of(Kind::IndexRow, &format!("R-{n}"));
+        let mut items = vec![LayoutItem::Prose("# head\n".into())];
+        items.extend((0..1000).map(|n| LayoutItem::Record(key(n))));
+        items.push(LayoutItem::Prose("tail\n".into()));
+        let mut w = store.write()?;
+        w.put_file(&FileLayout { path: "big.md".into(), items: items.clone() })?;
+        let tailed = CaseHash::of(Kind::IndexRow, "appended");
+        w.append_to_file("big.md", &tailed)?;
+        w.commit()?;
+        let r = store.read()?;
+        let pos = r.locate_in_file("big.md", &key(600))?.ok_or("located")?;
+        let third = (601 / crate::layouts::CHUNK_ITEMS) as u64 * crate::layouts::CHUNK_STEP;
+        assert_eq!(pos.chunk, third, "item 601 is where chunks of CHUNK_ITEMS put it");
+        assert_eq!(r.locate_in_file("big.md", &tailed)?, None, "the tail is not in a chunk");
+        let mut chunk = r.file_chunk("big.md", pos.chunk)?.ok_or("chunk")?;
+        assert_eq!(chunk[pos.index], LayoutItem::Record(key(600)));
+        // Grow the chunk past its limit: it splits, and every reader sees the same items.
+        let extra: Vec<LayoutItem> = (5000..5600).map(|n| LayoutItem::Record(key(n))).collect();
+        chunk.splice(pos.index + 1..pos.index + 1, extra.clone());
+        let at = items.iter().position(|i| *i == LayoutItem::Record(key(600))).ok_or("at")?;
+        items.splice(at + 1..at + 1, extra);
+        drop(r);
+        let mut w = store.write()?;
+        w.put_file_chunk("big.md", pos.chunk, &chunk)?;
+        w.commit()?;
+        let r = store.read()?;
+        let mut want = items.clone();
+        want.push(LayoutItem::Record(tailed));
+        assert_eq!(r.file("big.md")?.ok_or("file")?.items, want);
+        // The grown chunk was split: the last of the new rows is in a chunk of its own,
+        // and the rows after it are still found where they moved.
+        let last = r.locate_in_file("big.md", &key(5599))?.ok_or("split chunk located")?;
+        assert!(last.chunk > pos.chunk && last.chunk < pos.chunk + crate::layouts::CHUNK_STEP);
+        let moved = r.locate_in_file("big.md", &key(700))?.ok_or("moved row located")?;
+        assert_eq!(
+            r.file_chunk("big.md", moved.chunk)?.ok_or("c")?[moved.index],
+            LayoutItem::Record(key(700))
+        );
+        let mut seen = Vec::new();
+        assert!(r.scan_file("big.md", &mut |_, item| seen.push(item.to_item()))?);
+        assert_eq!(seen, items);
+        // The same items written whole give the same digest, however they are chunked.
+        let other = tempfile::tempdir()?;
+        let again = Store::create(other.path(), Arc::new(crate::NoIndex))?;
+        let mut w = again.write()?;
+        w.put_file(&FileLayout { path: "big.md".into(), items })?;
+        w.append_to_file("big.md", &tailed)?;
+        w.commit()?;
+        assert_eq!(store.read()?.digest()?, again.read()?.digest()?);
+        Ok(())
     }
 
     #[test]

@@ -38,6 +38,7 @@ mod error;
 pub mod events;
 pub mod filestate;
 pub mod index;
+mod layouts;
 mod postings;
 pub mod progress;
 pub mod query;
@@ -52,6 +53,7 @@ pub use db::{
 pub use error::{BusyError, Error, OpenError, StoreError};
 pub use filestate::FileStat;
 pub use index::{Indexer, NoIndex};
+pub use layouts::{ItemPos, ItemRef};
 pub use progress::{Progress, Silent};
 pub use query::{Filter, JsonRows, QueryRow};
 pub use record::{hex, CaseHash, FileLayout, Kind, LayoutItem, Record, Segment, SyncMark};

@@ -6,6 +6,7 @@ mod support;
 
 mod analytics;
 mod changelog;
+mod chunks;
 mod concurrency;
 mod corrupt;
 mod cost;

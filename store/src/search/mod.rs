@@ -177,6 +177,10 @@ pub struct SearchResults {
     pub total: usize,
 }
 
+/// The memory budget of a writer that replaces a few documents: tantivy's minimum (15 MB; it
+/// refuses less), which it flushes a segment at long before a few documents fill it.
+const SMALL_WRITER_BYTES: usize = 15_000_000;
+
 /// An open search index.
 pub struct SearchIndex {
     index: Index,
@@ -256,8 +260,12 @@ impl SearchIndex {
         replace: bool,
     ) -> Result<usize, SearchError> {
         let err = |source| SearchError::Index { dir: self.dir.clone(), source };
+        // The writer's term table is sized from its memory budget and zeroed up front: at 32 MB
+        // that is most of what a one-document change (`set status`, a queue confirmation)
+        // costs. A replacement of a few documents takes tantivy's smallest budget.
+        let budget = if replace { SMALL_WRITER_BYTES } else { 32_000_000 };
         let mut writer =
-            self.index.writer_with_num_threads::<TantivyDocument>(1, 32_000_000).map_err(err)?;
+            self.index.writer_with_num_threads::<TantivyDocument>(1, budget).map_err(err)?;
         let f = self.fields;
         for key in removed {
             writer.delete_term(Term::from_field_bytes(f.key, &key.0));
