@@ -66,12 +66,17 @@ pub fn import(
     // A hand-edited record with a KB-SEC error is imported, but quarantined (issue #10).
     // Only what the import wrote is judged, as it parsed it: the other records' texts are as
     // last judged.
-    let (report, changed) = evokb_export::sync::import_in_with_records(
+    let (report, mut changed) = evokb_export::sync::import_in_with_records(
         &mut txn,
         &root,
         ImportOptions { prefer, strict },
         &bar,
     )?;
+    // Only content records are judged. The others (at a first import: every INDEX row, stats
+    // row and search event, over half the records) are freed now, before the index building
+    // that runs beside the judging needs the memory.
+    changed.retain(|r| evokb_evolve::quarantine::judged(r.kind));
+    changed.shrink_to_fit();
     let quarantine =
         evokb_evolve::quarantine::refresh_records_with_progress(&mut txn, &root, &changed, &bar)?;
     drop(changed);

@@ -2037,12 +2037,19 @@ impl WriteTxn {
         Ok(keys.len() as u64)
     }
 
-    /// Makes every change of the transaction durable, or none of them.
-    pub fn commit(mut self) -> Result<(), StoreError> {
-        self.store_kind_counts()?;
-        if self.events_changed {
-            crate::events::raise_events_generation(&self.txn)?;
-        }
+    /// Brings the derived indexes up to date with what this transaction wrote so far: the
+    /// facet rows of every file whose records or layout changed, and the search documents of
+    /// the searchable records written or deleted. [`Self::commit`] does this for whatever is
+    /// still pending, so calling it first only moves the work earlier: `evokb import` calls it
+    /// while another thread judges the imported records, so that building the indexes and
+    /// judging, the two largest costs of a first import, run on both cores.
+    ///
+    /// The facet rows are written into this transaction and land with its commit, or not at
+    /// all. The search index lives outside redb: it is brought to the next search generation
+    /// now, as the commit would bring it just before committing, and a transaction that is
+    /// dropped afterwards leaves it one generation ahead of the records, which the next search
+    /// notices and answers by rebuilding it, as after any failed commit.
+    pub fn update_indexes(&mut self) -> Result<(), StoreError> {
         let files = std::mem::take(&mut self.dirty)
             .into_iter()
             .map(|path| Ok((path.clone(), self.file(&path)?)))
@@ -2054,10 +2061,21 @@ impl WriteTxn {
             // A failure (or a panic inside tantivy) here leaves the index behind the records;
             // the next search notices the generation mismatch and rebuilds it, so the records'
             // commit goes ahead.
-            let this = &self;
+            let this = &*self;
             let _ =
                 std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| this.sync_search(gen)));
+            self.dirty_search.clear();
         }
+        Ok(())
+    }
+
+    /// Makes every change of the transaction durable, or none of them.
+    pub fn commit(mut self) -> Result<(), StoreError> {
+        self.store_kind_counts()?;
+        if self.events_changed {
+            crate::events::raise_events_generation(&self.txn)?;
+        }
+        self.update_indexes()?;
         self.txn.commit()?;
         if let Some(dict) = self.new_dict.take() {
             // Committed now: the handle may decode with it.
