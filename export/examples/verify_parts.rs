@@ -1,7 +1,8 @@
 //! Times the parts of `evokb verify` on one store, to find where a whole-store check spends
 //! its time:
 //!
-//!     cargo run --release -p evokb-export --example verify_parts -- KB_ROOT
+//!     cargo build --release -j2 --workspace --examples
+//!     target/release/examples/verify_parts KB_ROOT
 
 use std::time::Instant;
 
@@ -13,9 +14,11 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 fn cpu() -> f64 {
     let stat = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
     let after = stat.rsplit_once(')').map_or("", |(_, rest)| rest);
-    let f: Vec<f64> = after.split_whitespace().filter_map(|x| x.parse().ok()).collect();
-    // Fields 14 and 15 of the line (utime, stime) are the 12th and 13th after the `)`.
-    (f.get(11).copied().unwrap_or(0.0) + f.get(12).copied().unwrap_or(0.0)) / 100.0
+    // Fields 14 and 15 of the line (utime, stime) are the 12th and 13th after the `)`, counting
+    // the state letter (field 3): every field is kept, numeric or not, so none shifts.
+    let f: Vec<&str> = after.split_whitespace().collect();
+    let ticks = |i: usize| f.get(i).and_then(|x| x.parse::<f64>().ok()).unwrap_or(0.0);
+    (ticks(11) + ticks(12)) / 100.0
 }
 
 struct Clock(Instant, f64);
@@ -47,6 +50,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let txn = store.read()?;
     let n = txn.records()?.len();
     t.lap(&format!("records ({n})"));
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let n = txn.records_in_parallel(threads)?.len();
+    t.lap(&format!("records on {threads} threads ({n})"));
     let n = txn.files()?.len();
     t.lap(&format!("files ({n})"));
     let p = txn.check_facet_index()?.len();

@@ -22,10 +22,11 @@ pub struct VerifyReport {
 
 /// Checks the store's integrity.
 ///
-/// Every record is read and decoded once (its decode checks that it is stored under the key
-/// of its kind and id); the round trip, the facet index check and the digest all work from those
-/// records in memory; the round trip of the files is split over the machine's cores, and the
-/// facet check and the digest run on the calling thread while it does.
+/// Every record is read and decoded once, on all the machine's cores (its decode checks that
+/// it is stored under the key of its kind and id); the round trip, the facet index check and
+/// the digest all work from those records in memory. The round trip of the files is shared
+/// out over the cores in small batches, and the facet check and the digest run on the calling
+/// thread meanwhile, which then takes batches too, so no core waits while another has work.
 pub fn verify(store: &Store) -> Result<VerifyReport, StoreError> {
     verify_with_progress(store, &Silent)
 }
@@ -41,7 +42,7 @@ pub fn verify_with_progress(
     progress.phase("reading records", 0);
     let lay = crate::layout::Layout::of(&txn)?;
     let mut problems = Vec::new();
-    let records = match txn.records() {
+    let records = match txn.records_in_parallel(cores()) {
         Ok(r) => r,
         Err(err @ StoreError::Corrupted { .. }) => {
             problems.push(err.to_string());
@@ -121,12 +122,23 @@ pub fn verify_with_progress(
     Ok(VerifyReport { counts, digest, problems })
 }
 
+/// The number of threads a whole-store check uses: one per core, at most eight.
+fn cores() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get()).clamp(1, 8)
+}
+
+/// Files per batch of the round trip: small enough that the threads finish together, large
+/// enough that taking a batch costs nothing beside checking it.
+const BATCH: usize = 16;
+
 /// The round-trip problems of every file, in path order: each layout is rendered from the
-/// records in memory and parsed back. Files are split into one contiguous run per core
-/// (render and parse are pure), and the runs' findings are joined in order, so the report
-/// does not depend on the number of threads. The workers count the files they finish; this
-/// thread passes the count on to `progress` (which need not be shareable across threads),
-/// after running `meanwhile` (the whole-store checks that need no worker).
+/// records in memory and parsed back. Render and parse are pure, so the files are checked in
+/// batches of [`BATCH`] by whichever thread takes the next one: one worker per core but one,
+/// and this thread once it has run `meanwhile` (the whole-store checks that need no worker).
+/// Each batch's findings are kept under its number and joined in batch order, so the report
+/// does not depend on the number of threads or on who checked what. This thread passes the
+/// workers' count of finished files on to `progress` (which need not be shareable across
+/// threads) between its own batches and while it waits for the last ones.
 fn round_trip_all(
     lay: &crate::layout::Layout,
     layouts: &[FileLayout],
@@ -134,45 +146,73 @@ fn round_trip_all(
     progress: &dyn Progress,
     meanwhile: impl FnOnce(),
 ) -> Vec<String> {
-    use std::sync::atomic::{AtomicU64, Ordering};
-    let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).clamp(1, 8);
-    let chunk = layouts.len().div_ceil(threads).max(1);
+    use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+    let batches = layouts.len().div_ceil(BATCH);
+    let next = AtomicUsize::new(0);
     let done = AtomicU64::new(0);
+    // Takes batches until none is left: the findings of each, by batch number.
+    let work = || {
+        let mut found: Vec<(usize, Vec<String>)> = Vec::new();
+        loop {
+            let b = next.fetch_add(1, Ordering::Relaxed);
+            if b >= batches {
+                break;
+            }
+            let run = &layouts[b * BATCH..((b + 1) * BATCH).min(layouts.len())];
+            let mut problems = Vec::new();
+            for l in run {
+                problems.extend(round_trip(lay, l, by_key));
+            }
+            done.fetch_add(run.len() as u64, Ordering::Relaxed);
+            found.push((b, problems));
+        }
+        found
+    };
+    // A thread that panicked is a bug in render or parse; say so rather than lose it.
+    let crashed = || vec!["a round-trip worker crashed (a bug in render or parse)".to_string()];
     std::thread::scope(|scope| {
-        let runs: Vec<_> = layouts
-            .chunks(chunk)
-            .map(|run| {
-                let done = &done;
-                scope.spawn(move || {
-                    let mut found = Vec::new();
-                    for l in run {
-                        found.extend(round_trip(lay, l, by_key));
-                        done.fetch_add(1, Ordering::Relaxed);
-                    }
-                    found
-                })
-            })
-            .collect();
+        let workers: Vec<_> = (1..cores()).map(|_| scope.spawn(work)).collect();
         meanwhile();
         let mut reported = 0;
-        loop {
-            let finished = runs.iter().all(|h| h.is_finished());
+        let mut report = || {
             let now = done.load(Ordering::Relaxed);
             progress.advance(now - reported);
             reported = now;
-            if finished {
+        };
+        let mut found: Vec<(usize, Vec<String>)> = Vec::new();
+        let mut failures = Vec::new();
+        // This thread's own batches, one at a time so the bar moves between them.
+        loop {
+            let b = next.fetch_add(1, Ordering::Relaxed);
+            if b >= batches {
                 break;
             }
+            let run = &layouts[b * BATCH..((b + 1) * BATCH).min(layouts.len())];
+            let checked = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                run.iter().filter_map(|l| round_trip(lay, l, by_key)).collect::<Vec<_>>()
+            }));
+            match checked {
+                Ok(problems) => found.push((b, problems)),
+                Err(_) => failures = crashed(),
+            }
+            done.fetch_add(run.len() as u64, Ordering::Relaxed);
+            report();
+        }
+        while !workers.iter().all(|h| h.is_finished()) {
+            report();
             std::thread::sleep(std::time::Duration::from_millis(20));
         }
-        // A worker that panicked is a bug in render or parse; say so rather than lose it.
-        runs.into_iter()
-            .flat_map(|h| {
-                h.join().unwrap_or_else(|_| {
-                    vec!["a round-trip worker crashed (a bug in render or parse)".to_string()]
-                })
-            })
-            .collect()
+        report();
+        for h in workers {
+            match h.join() {
+                Ok(theirs) => found.extend(theirs),
+                Err(_) => failures = crashed(),
+            }
+        }
+        found.sort_unstable_by_key(|(b, _)| *b);
+        let mut out: Vec<String> = found.into_iter().flat_map(|(_, p)| p).collect();
+        out.extend(failures);
+        out
     })
 }
 

@@ -82,7 +82,19 @@ impl RecordDict {
     pub fn bytes(&self) -> &[u8] {
         &self.bytes
     }
+
+    /// A decompressor of the caller's own for this dictionary, for a thread that decodes many
+    /// records beside others ([`decode_record_with`]): the dictionary's shared one is behind a
+    /// lock, which threads decoding side by side would take in turns.
+    pub fn unpacker(&self) -> Result<Unpacker, String> {
+        zstd::bulk::Decompressor::with_dictionary(&self.bytes)
+            .map(Unpacker)
+            .map_err(|e| format!("the record dictionary does not load: {e}"))
+    }
 }
+
+/// A decompressor for one [`RecordDict`], owned by one thread (see [`RecordDict::unpacker`]).
+pub struct Unpacker(zstd::bulk::Decompressor<'static>);
 
 /// The bincode bytes of a value, without a format byte: what a record dictionary is trained on.
 pub fn encode_plain<T: Serialize>(value: &T) -> Vec<u8> {
@@ -127,21 +139,52 @@ pub fn decode_record<T: DeserializeOwned>(
     if !is_packed(bytes) {
         return decode(bytes);
     }
-    let head: [u8; 4] = bytes
-        .get(1..5)
-        .and_then(|b| b.try_into().ok())
-        .ok_or("a packed value shorter than its length prefix")?;
-    let len = u32::from_le_bytes(head) as usize;
+    let len = packed_len(bytes)?;
     let dict = dict()?;
     let plain = {
         let mut unpack = dict.unpack.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
         unpack.decompress(&bytes[5..], len)
     }
     .map_err(|e| format!("a packed value does not unpack: {e}"))?;
+    decode_unpacked(&plain, len)
+}
+
+/// [`decode_record`] with a decompressor of the caller's own in `unpacker`, made from `dict`
+/// when the first packed value needs it.
+pub fn decode_record_with<T: DeserializeOwned>(
+    bytes: &[u8],
+    unpacker: &mut Option<Unpacker>,
+    dict: impl FnOnce() -> Result<std::sync::Arc<RecordDict>, String>,
+) -> Result<T, String> {
+    if !is_packed(bytes) {
+        return decode(bytes);
+    }
+    let len = packed_len(bytes)?;
+    let unpack = match unpacker {
+        Some(u) => u,
+        None => unpacker.insert(dict()?.unpacker()?),
+    };
+    let plain = unpack
+        .0
+        .decompress(&bytes[5..], len)
+        .map_err(|e| format!("a packed value does not unpack: {e}"))?;
+    decode_unpacked(&plain, len)
+}
+
+/// The unpacked length a packed value states.
+fn packed_len(bytes: &[u8]) -> Result<usize, String> {
+    let head: [u8; 4] = bytes
+        .get(1..5)
+        .and_then(|b| b.try_into().ok())
+        .ok_or("a packed value shorter than its length prefix")?;
+    Ok(u32::from_le_bytes(head) as usize)
+}
+
+fn decode_unpacked<T: DeserializeOwned>(plain: &[u8], len: usize) -> Result<T, String> {
     if plain.len() != len {
         return Err(format!("a packed value unpacks to {} bytes, not {len}", plain.len()));
     }
-    let (value, used) = bincode::serde::decode_from_slice(&plain, bincode::config::standard())
+    let (value, used) = bincode::serde::decode_from_slice(plain, bincode::config::standard())
         .map_err(|err| format!("undecodable value: {err}"))?;
     if used != plain.len() {
         return Err(format!("{} trailing bytes after the value", plain.len() - used));

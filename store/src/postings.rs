@@ -52,6 +52,18 @@ pub(crate) fn decode(bytes: &[u8]) -> Result<Vec<u32>, PostingError> {
     let mut prev: u32 = 0;
     let mut i = 0;
     while i < bytes.len() {
+        let b = bytes[i];
+        // Most gaps are one byte (a value's rows sit close together): added without the
+        // varint loop. A one-byte gap is below 0x80, so only the running sum can overflow.
+        if b < 0x80 {
+            i += 1;
+            if b == 0 && !out.is_empty() {
+                return Err(PostingError::Repeated);
+            }
+            prev = prev.checked_add(u32::from(b)).ok_or(PostingError::Overflow)?;
+            out.push(prev);
+            continue;
+        }
         let mut gap: u32 = 0;
         let mut shift = 0u32;
         loop {
@@ -113,11 +125,31 @@ pub(crate) fn union(lists: Vec<Vec<u32>>) -> Vec<u32> {
 pub(crate) fn intersect(a: &[u32], b: &[u32]) -> Vec<u32> {
     let (small, large) = if a.len() <= b.len() { (a, b) } else { (b, a) };
     let mut out = Vec::with_capacity(small.len());
-    // A galloping walk: a narrow facet against a broad one costs a binary search per member
-    // of the narrow one, not a pass over the broad one.
+    if large.len() / 16 <= small.len() {
+        // Lists of like size (two broad facets): one merge walk over both, which costs less
+        // than a search per member when the searches would each skip only a few ordinals.
+        let (mut i, mut j) = (0, 0);
+        while i < small.len() && j < large.len() {
+            let (x, y) = (small[i], large[j]);
+            if x == y {
+                out.push(x);
+            }
+            i += usize::from(x <= y);
+            j += usize::from(y <= x);
+        }
+        return out;
+    }
+    // A galloping walk: a narrow facet against a broad one costs a short search per member
+    // of the narrow one, not a pass over the broad one. Each search first doubles its step
+    // from where the last one ended, so it looks only as far ahead as the next match.
     let mut rest = large;
     for &x in small {
-        match rest.binary_search(&x) {
+        let mut step = 1;
+        while step < rest.len() && rest[step - 1] < x {
+            step *= 2;
+        }
+        let window = &rest[..step.min(rest.len())];
+        match window.binary_search(&x) {
             Ok(i) => {
                 out.push(x);
                 rest = &rest[i + 1..];
