@@ -311,7 +311,8 @@ fn import_kb(
     layout.store_in(txn)?;
     // A changed layout may give a path another role (and its content mark another function):
     // then every file is read.
-    let known = |path: &str| if layout_changed { None } else { txn.file_stat(path).ok().flatten() };
+    let stored_stats = txn.file_stats()?;
+    let known = |path: &str| if layout_changed { None } else { stored_stats.get(path).copied() };
     let kb = read_kb_since_with_progress(root, &layout, &known, progress)?;
     check_ids_against_skipped(&kb, &*txn)?;
     // Counted against the store as it was before this import, in the same transaction.
@@ -343,13 +344,13 @@ fn import_kb(
         if txn.file_sync(path)?.is_some_and(|m| m.text_hash == f.bytes_hash) {
             // Unchanged since the last sync: the store's version of this file stands. Its
             // fingerprint is refreshed, so the next import need not read it.
-            remember_stat(txn, path, f.stat.as_ref())?;
+            remember_stat(txn, path, f.stat.as_ref(), stored_stats.get(path))?;
             continue;
         }
         let seen = Seen { parsed: &parsed_keys, prewritten: &prewritten };
         import_file(txn, f, seen, opts, &mut report, &mut conflicts, &mut resolved)?;
         txn.set_file_sync(path, SyncMark { text_hash: f.bytes_hash })?;
-        remember_stat(txn, path, f.stat.as_ref())?;
+        remember_stat(txn, path, f.stat.as_ref(), stored_stats.get(path))?;
     }
     crate::repro::sync_contents(txn, root, &kb.repros)?;
     sync_repros(txn, &kb.repros)?;
@@ -422,15 +423,17 @@ pub fn worth_compacting(report: &ImportReport) -> bool {
 }
 
 /// Keeps a file's stat fingerprint (or forgets a stale one, when the file changed while it was
-/// read), writing only when it differs from the stored one.
+/// read), writing only when it differs from `stored`, the one the store held when the import
+/// began (each path is remembered once per import).
 fn remember_stat(
     txn: &mut WriteTxn,
     path: &str,
     stat: Option<&FileStat>,
+    stored: Option<&FileStat>,
 ) -> Result<(), ImportError> {
     match stat {
-        Some(st) if txn.file_stat(path)?.as_ref() != Some(st) => txn.set_file_stat(path, st)?,
-        None if txn.file_stat(path)?.is_some() => txn.clear_file_stat(path)?,
+        Some(st) if stored != Some(st) => txn.set_file_stat(path, st)?,
+        None if stored.is_some() => txn.clear_file_stat(path)?,
         _ => {}
     }
     Ok(())
