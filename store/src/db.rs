@@ -821,8 +821,12 @@ fn corrupted(table: &'static str, key: impl Into<String>, detail: String) -> Sto
 type DictSource<'a> = &'a dyn Fn() -> Result<Arc<codec::RecordDict>, String>;
 
 fn decode_record(key: &[u8; 32], bytes: &[u8], dict: DictSource<'_>) -> Result<Record, StoreError> {
-    let rec: Record = codec::decode_record(bytes, dict)
-        .map_err(|d| corrupted("records", crate::record::hex(key), d))?;
+    stored_under(key, codec::decode_record(bytes, dict))
+}
+
+/// The decoded record found under `key`, if it decoded and is the record that key names.
+fn stored_under(key: &[u8; 32], decoded: Result<Record, String>) -> Result<Record, StoreError> {
+    let rec = decoded.map_err(|d| corrupted("records", crate::record::hex(key), d))?;
     if rec.case_hash().0 != *key {
         return Err(corrupted(
             "records",
@@ -841,16 +845,7 @@ fn decode_record_with(
     unpacker: &mut Option<codec::Unpacker>,
     dict: DictSource<'_>,
 ) -> Result<Record, StoreError> {
-    let rec: Record = codec::decode_record_with(bytes, unpacker, dict)
-        .map_err(|d| corrupted("records", crate::record::hex(key), d))?;
-    if rec.case_hash().0 != *key {
-        return Err(corrupted(
-            "records",
-            crate::record::hex(key),
-            format!("the record '{}' of kind '{}' is stored under another key", rec.id, rec.kind),
-        ));
-    }
-    Ok(rec)
+    stored_under(key, codec::decode_record_with(bytes, unpacker, dict))
 }
 
 fn decode_layout(path: &str, bytes: &[u8]) -> Result<FileLayout, StoreError> {
