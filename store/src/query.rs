@@ -175,17 +175,15 @@ impl StoredRow {
     /// The posting keys of the row's lowercased facet values, sorted and without repeats.
     fn posting_keys(&self) -> Vec<Vec<u8>> {
         let mut out = Vec::new();
-        let lists: [(&str, &[String]); 6] = [
-            ("family", &self.family),
-            ("apis", &self.apis),
-            ("dtype", &self.dtype),
-            ("device", &self.device),
-            ("kind", std::slice::from_ref(&self.kind)),
-            ("status", std::slice::from_ref(&self.status)),
-        ];
+        let lists = facet_lists(
+            [&self.family, &self.apis, &self.dtype, &self.device],
+            [&self.kind, &self.status],
+        );
         for (facet, values) in lists {
             for v in values {
-                out.push(posting_key(facet, &v.to_lowercase()));
+                let mut key = Vec::with_capacity(facet.len() + v.len() + 1);
+                push_posting_key(&mut key, facet, v);
+                out.push(key);
             }
         }
         out.sort_unstable();
@@ -210,6 +208,33 @@ impl StoredRow {
 struct FileRows {
     no: u32,
     members: Vec<([u8; 32], u32)>,
+}
+
+/// The facets a row is indexed under, each with its values: the list facets (family, apis,
+/// dtype, device) and the one-value ones (kind, status). Both the index and its check read it.
+fn facet_lists<'a>(
+    [family, apis, dtype, device]: [&'a [String]; 4],
+    [kind, status]: [&'a String; 2],
+) -> [(&'static str, &'a [String]); 6] {
+    [
+        ("family", family),
+        ("apis", apis),
+        ("dtype", dtype),
+        ("device", device),
+        ("kind", std::slice::from_ref(kind)),
+        ("status", std::slice::from_ref(status)),
+    ]
+}
+
+/// Appends to `key` the posting key of `value` (lowercased) under `facet`.
+fn push_posting_key(key: &mut Vec<u8>, facet: &str, value: &str) {
+    key.extend_from_slice(facet.as_bytes());
+    key.push(0);
+    if value.is_ascii() {
+        key.extend(value.bytes().map(|b| b.to_ascii_lowercase()));
+    } else {
+        key.extend_from_slice(value.to_lowercase().as_bytes());
+    }
 }
 
 fn posting_key(facet: &str, value: &str) -> Vec<u8> {
@@ -1252,24 +1277,14 @@ pub(crate) fn check<'r>(
     // distinct value, not once per row and value.
     let mut key = Vec::new();
     for (&ord, &(_, _, row)) in &by_ord {
-        let lists: [(&str, &[String]); 6] = [
-            ("family", &row.family),
-            ("apis", &row.apis),
-            ("dtype", &row.dtype),
-            ("device", &row.device),
-            ("kind", std::slice::from_ref(&row.kind)),
-            ("status", std::slice::from_ref(&row.status)),
-        ];
+        let lists = facet_lists(
+            [&row.family, &row.apis, &row.dtype, &row.device],
+            [&row.kind, &row.status],
+        );
         for (facet, values) in lists {
             for v in values {
                 key.clear();
-                key.extend_from_slice(facet.as_bytes());
-                key.push(0);
-                if v.is_ascii() {
-                    key.extend(v.bytes().map(|b| b.to_ascii_lowercase()));
-                } else {
-                    key.extend_from_slice(v.to_lowercase().as_bytes());
-                }
+                push_posting_key(&mut key, facet, v);
                 match want_postings.get_mut(key.as_slice()) {
                     // A value the row repeats (or repeats in another case) lists it once: the
                     // row's keys are all added before the next row's.
