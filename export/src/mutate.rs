@@ -573,28 +573,19 @@ fn index_row_in_chunks(
     if w.has_file_tail(index_path)? || w.record(&key)?.is_some() {
         return Ok(None);
     }
-    let mut current: Option<String> = None;
-    let (mut last_in_topic, mut last_row, mut count) = (None, None, 0usize);
+    let mut place = RowPlace::new(topic);
+    let mut count = 0usize;
     let chunked = w.scan_file(index_path, &mut |pos, item| {
         count += 1;
         match item {
-            ItemRef::Prose(p) => {
-                for line in p.lines().filter(|l| l.starts_with('#')) {
-                    current = parse::index::heading_topic(line).map(str::to_string);
-                }
-            }
-            ItemRef::Record(_) => {
-                last_row = Some(pos);
-                if current.as_deref() == Some(topic) {
-                    last_in_topic = Some(pos);
-                }
-            }
+            ItemRef::Prose(p) => place.prose(p),
+            ItemRef::Record(_) => place.row(pos),
         }
     })?;
     if !chunked || count < WINDOWED_MIN_ITEMS {
         return Ok(None);
     }
-    let (after, mut insert) = match (last_in_topic, last_row) {
+    let (after, mut insert) = match (place.last_in_topic, place.last_row) {
         (Some(p), _) => (p, Vec::new()),
         (None, Some(p)) => (p, vec![LayoutItem::Prose(index_section_header(topic))]),
         (None, None) => return Ok(None),
@@ -611,6 +602,36 @@ fn index_row_in_chunks(
     chunk[at.index] = LayoutItem::Record(got.case_hash());
     w.put_file_chunk(index_path, after.chunk, &chunk)?;
     Ok(Some(store_checked(w, &[(key, got)])?))
+}
+
+/// Where a new INDEX row of `topic` goes, learnt by reading the layout's items in order (`P`
+/// is how a reader names an item's place): after the last row under a heading of `topic`,
+/// else in a new section after the last row of the file.
+struct RowPlace<'t, P> {
+    topic: &'t str,
+    /// The topic of the heading read last.
+    current: Option<String>,
+    last_in_topic: Option<P>,
+    last_row: Option<P>,
+}
+
+impl<'t, P: Copy> RowPlace<'t, P> {
+    fn new(topic: &'t str) -> Self {
+        RowPlace { topic, current: None, last_in_topic: None, last_row: None }
+    }
+
+    fn prose(&mut self, p: &str) {
+        for line in p.lines().filter(|l| l.starts_with('#')) {
+            self.current = parse::index::heading_topic(line).map(str::to_string);
+        }
+    }
+
+    fn row(&mut self, at: P) {
+        self.last_row = Some(at);
+        if self.current.as_deref() == Some(self.topic) {
+            self.last_in_topic = Some(at);
+        }
+    }
 }
 
 /// The heading and table header of a new INDEX section for `topic`.
@@ -667,25 +688,14 @@ fn index_row(entry: &Record, eol: &str, index_path: &str) -> Record {
 /// Puts a row reference after the last row of `topic`'s table, or in a new table section after
 /// the last table when the topic has none yet.
 fn insert_index_row(index: &mut FileLayout, topic: &str, row: CaseHash) {
-    let mut current: Option<String> = None;
-    let mut last_in_topic = None;
-    let mut last_row = None;
+    let mut place = RowPlace::new(topic);
     for (i, item) in index.items.iter().enumerate() {
         match item {
-            LayoutItem::Prose(p) => {
-                for line in p.lines().filter(|l| l.starts_with('#')) {
-                    current = parse::index::heading_topic(line).map(str::to_string);
-                }
-            }
-            LayoutItem::Record(_) => {
-                last_row = Some(i);
-                if current.as_deref() == Some(topic) {
-                    last_in_topic = Some(i);
-                }
-            }
+            LayoutItem::Prose(p) => place.prose(p),
+            LayoutItem::Record(_) => place.row(i),
         }
     }
-    match (last_in_topic, last_row) {
+    match (place.last_in_topic, place.last_row) {
         (Some(i), _) => index.items.insert(i + 1, LayoutItem::Record(row)),
         (None, Some(i)) => {
             index.items.insert(i + 1, LayoutItem::Prose(index_section_header(topic)));
