@@ -994,6 +994,14 @@ macro_rules! read_methods {
             Ok(FileLayout { path: path.into(), items: crate::layouts::read_items(&chunks, path)? })
         }
 
+        /// Whether the layout of `path` is stored in chunks (a store written before chunks
+        /// holds each layout whole).
+        pub fn has_chunked_layout(&self, path: &str) -> Result<bool, StoreError> {
+            let files = self.txn.open_table(FILES)?;
+            let chunked = files.get(path)?.is_some_and(|v| v.value() == crate::layouts::CHUNKED);
+            Ok(chunked)
+        }
+
         /// Where the record `key` is in the stored layout of `path` (records appended since
         /// are not looked at); `None` when the file has no chunked layout or the record is not
         /// in it. In a layout of many chunks this reads the one chunk its place is kept for;
@@ -1004,8 +1012,7 @@ macro_rules! read_methods {
             path: &str,
             key: &CaseHash,
         ) -> Result<Option<crate::ItemPos>, StoreError> {
-            let files = self.txn.open_table(FILES)?;
-            if files.get(path)?.is_none_or(|v| v.value() != crate::layouts::CHUNKED) {
+            if !self.has_chunked_layout(path)? {
                 return Ok(None);
             }
             let chunks = open_or_return!(self.txn, crate::layouts::FILE_CHUNKS, None);
@@ -1025,8 +1032,7 @@ macro_rules! read_methods {
             path: &str,
             f: &mut dyn FnMut(crate::ItemPos, crate::ItemRef<'_>),
         ) -> Result<bool, StoreError> {
-            let files = self.txn.open_table(FILES)?;
-            if files.get(path)?.is_none_or(|v| v.value() != crate::layouts::CHUNKED) {
+            if !self.has_chunked_layout(path)? {
                 return Ok(false);
             }
             let chunks = open_or_return!(self.txn, crate::layouts::FILE_CHUNKS, true);
@@ -1996,12 +2002,7 @@ impl WriteTxn {
         number: u64,
         items: &[LayoutItem],
     ) -> Result<(), StoreError> {
-        let chunked = self
-            .txn
-            .open_table(FILES)?
-            .get(path)?
-            .is_some_and(|v| v.value() == crate::layouts::CHUNKED);
-        if !chunked {
+        if !self.has_chunked_layout(path)? {
             return Err(StoreError::Corrupted {
                 table: "file_chunks",
                 key: path.into(),
