@@ -83,6 +83,21 @@ pub(crate) fn neighbour(
     from: u64,
     forward: bool,
 ) -> Result<Option<(u64, Vec<LayoutItem>)>, StoreError> {
+    let Some(number) = neighbour_number(table, path, from, forward)? else { return Ok(None) };
+    match table.get((path, number))? {
+        Some(v) => Ok(Some((number, decode_chunk(path, v.value())?))),
+        None => Ok(None),
+    }
+}
+
+/// The number of the first chunk of `path` after (`forward`) or before chunk number `from`;
+/// nothing is decoded.
+fn neighbour_number(
+    table: &impl ReadableTable<(&'static str, u64), &'static [u8]>,
+    path: &str,
+    from: u64,
+    forward: bool,
+) -> Result<Option<u64>, StoreError> {
     let row = if forward {
         match from.checked_add(1) {
             Some(next) => table.range((path, next)..=(path, u64::MAX))?.next().transpose()?,
@@ -94,10 +109,7 @@ pub(crate) fn neighbour(
             None => None,
         }
     };
-    match row {
-        Some((k, v)) => Ok(Some((k.value().1, decode_chunk(path, v.value())?))),
-        None => Ok(None),
-    }
+    Ok(row.map(|(k, _)| k.value().1))
 }
 
 /// The index of `key` in a chunk's bytes: walked by [`record_index`], decoded only when the
@@ -230,8 +242,8 @@ pub(crate) fn replace_chunk(
         return Ok(true);
     }
     // A layout of one chunk keeps no places; one of several keeps them for every chunk.
-    let places = neighbour(&*table, path, number, false)?.is_some()
-        || neighbour(&*table, path, number, true)?.is_some();
+    let next = neighbour_number(&*table, path, number, true)?;
+    let places = next.is_some() || neighbour_number(&*table, path, number, false)?.is_some();
     let mut note = |number: u64, items: &[LayoutItem]| match places {
         true => note_items(at, number, items),
         false => Ok(()),
@@ -241,15 +253,9 @@ pub(crate) fn replace_chunk(
         note(number, items)?;
         return Ok(true);
     }
-    let next = match number.checked_add(1) {
-        Some(n) => {
-            table.range((path, n)..=(path, u64::MAX))?.next().transpose()?.map(|r| r.0.value().1)
-        }
-        None => return Ok(false),
-    };
     let pieces: Vec<&[LayoutItem]> = items.chunks(CHUNK_ITEMS).collect();
     // The new numbers share the gap evenly; without a following chunk the gap runs to the
-    // end of the number space.
+    // end of the number space (none is left after the last number: `step` is 0).
     let end = next.unwrap_or(u64::MAX);
     let step = (end - number) / pieces.len() as u64;
     if step == 0 {
