@@ -242,7 +242,10 @@ pub fn triad_gaps(w: &WriteTxn, rec: &Record) -> Result<Vec<String>, DeltaError>
 
 /// Lint errors in one entry's text (security checks and front-matter rules).
 fn entry_errors(rec: &Record, root: &std::path::Path) -> Vec<String> {
-    let mut out: Vec<String> = evokb_lint::check_security(&rec.text(), Some(root), Some(root))
+    // Paths are resolved from the directory of the file the entry goes into, as lint and
+    // import resolve them: a relative link right from there is not an escape.
+    let file_dir = crate::verdicts::file_dir(rec);
+    let mut out: Vec<String> = evokb_lint::check_security(&rec.text(), Some(root), Some(&file_dir))
         .into_iter()
         .filter(|f| f.severity == evokb_lint::Severity::Error)
         .map(|f| format!("{}: {}", f.code, f.message))

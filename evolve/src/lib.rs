@@ -23,3 +23,4 @@ pub mod queue;
 pub mod render;
 pub mod rules;
 pub mod similar;
+pub mod verdicts;

@@ -71,9 +71,8 @@ fn text_hash(rec: &Record) -> String {
 
 /// The error-severity `KB-SEC-*` findings on a record's text.
 pub fn security_errors(rec: &Record, root: &Path) -> Vec<String> {
-    let file_dir = root.join(&rec.file);
-    let file_dir = file_dir.parent().unwrap_or(root);
-    evokb_lint::check_security(&rec.text(), Some(root), Some(file_dir))
+    let file_dir = crate::verdicts::file_dir(rec);
+    evokb_lint::check_security(&rec.text(), Some(root), Some(&file_dir))
         .into_iter()
         .filter(|f| f.severity == evokb_lint::Severity::Error)
         .map(|f| format!("{} line {}: {}", f.code, f.line, f.message))

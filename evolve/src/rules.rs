@@ -17,6 +17,8 @@ use evokb_export::layout::{FileRole, Layout};
 use evokb_export::memory::MemoryKb;
 use evokb_export::render::RecordSource;
 
+use crate::verdicts::{TextChecks, Verdicts};
+
 /// A lint finding.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, PartialOrd, Ord)]
 pub struct Finding {
@@ -269,8 +271,25 @@ pub struct LintInput<'a> {
 
 /// Runs every lint rule over the store.
 pub fn lint(txn: &ReadTxn, input: &LintInput<'_>) -> Result<Vec<Finding>, StoreError> {
+    Ok(lint_remembering(txn, input)?.0)
+}
+
+/// [`lint`], using the text-check verdicts the store remembers (see [`crate::verdicts`]) for
+/// records whose text, file and probes are as they were; returns the findings, which are the
+/// same as [`lint`]'s without remembered verdicts, the verdicts to keep, and the keys of the
+/// records linted (for [`Verdicts::orphans`]).
+pub fn lint_remembering(
+    txn: &ReadTxn,
+    input: &LintInput<'_>,
+) -> Result<(Vec<Finding>, Verdicts, Vec<CaseHash>), StoreError> {
     let lay = Layout::of(txn)?;
-    lint_source(txn, &txn.records()?, &lay, None, input)
+    // Decoding is most of reading every record; with the text checks remembered it is most of
+    // a lint, so it is spread over the cores as verify spreads it.
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).min(4);
+    let records = txn.records_in_parallel(threads)?;
+    let mut verdicts = Verdicts::remembered(txn.derived(crate::verdicts::NAMESPACE)?);
+    let findings = lint_source(txn, &records, &lay, None, input, &mut verdicts)?;
+    Ok((findings, verdicts, records.iter().map(Record::case_hash).collect()))
 }
 
 /// The code of a finding that reports a file that does not parse (lint without a store).
@@ -289,7 +308,7 @@ pub fn lint_memory(
     input: &LintInput<'_>,
 ) -> Result<Vec<Finding>, StoreError> {
     let scope: Option<HashSet<String>> = only.map(|o| o.iter().cloned().collect());
-    let mut out = lint_source(kb, &kb.records, lay, scope.as_ref(), input)?;
+    let mut out = lint_source(kb, &kb.records, lay, scope.as_ref(), input, &mut Verdicts::none())?;
     for d in &kb.diagnostics {
         // A problem with a whole file (not found, unreadable, not managed) is the old tool's
         // KB-FILE; one at a line is a parse error.
@@ -316,6 +335,7 @@ fn lint_source(
     lay: &Layout,
     scope: Option<&HashSet<String>>,
     input: &LintInput<'_>,
+    verdicts: &mut Verdicts,
 ) -> Result<Vec<Finding>, StoreError> {
     // The source's records by key, the first of a repeated key winning as in `MemoryKb::get`
     // (a store has no repeated keys).
@@ -371,7 +391,7 @@ fn lint_source(
     // functions of the record (and the file system, taken as fixed for the run), and most of
     // lint's time. Their findings are pushed in the loop below, record by record; the order of
     // pushes does not matter, as the findings are sorted at the end.
-    let checked = text_checks(records, input.root, &|r: &Record| {
+    let checked = text_checks(records, input.root, verdicts, &|r: &Record| {
         r.kind != Kind::Repro && in_scope(&r.file) && evokb_export::kinds::info(r.kind).agent_read
     });
     let mut scripts = Vec::new();
@@ -490,15 +510,6 @@ fn lint_source(
     Ok(out)
 }
 
-/// The findings of the `evokb-lint` text checks on one record.
-#[derive(Default)]
-struct TextChecks {
-    /// `check_security` over the record's whole text (lines relative to the record).
-    security: Vec<evokb_lint::Finding>,
-    /// `check_imperative` over its body (lines relative to the body).
-    imperative: Vec<evokb_lint::Finding>,
-}
-
 /// Builds the security checks' tables now ([`evokb_lint::warm_up`]): a caller that is about
 /// to lint calls this on a spare thread first, so the tables are built while it reads the
 /// records instead of after. Findings never depend on it.
@@ -506,43 +517,49 @@ pub fn warm_up_checks() {
     evokb_lint::warm_up();
 }
 
-fn text_checks_of(rec: &Record, root: &Path) -> TextChecks {
-    let file_dir = root.join(&rec.file);
-    let file_dir = file_dir.parent().unwrap_or(root);
-    TextChecks {
-        security: evokb_lint::check_security(&rec.text(), Some(root), Some(file_dir)),
-        imperative: rec.body().map(evokb_lint::check_imperative).unwrap_or_default(),
-    }
-}
-
-/// [`text_checks_of`] for every record `wanted` selects (`None` for the others), in record
-/// order, spread over the available cores (at most four threads, each over one contiguous
-/// slice; records come in key order, a hash, so the slices cost about the same).
+/// The text checks of every record `wanted` selects (`None` for the others), in record order:
+/// remembered in `verdicts` when they still hold, else computed, spread over the available
+/// cores (at most four threads, each over one contiguous slice; records come in key order, a
+/// hash, so the slices cost about the same). Verdicts computed now are noted in `verdicts`.
 fn text_checks(
     records: &[Record],
     root: &Path,
+    verdicts: &mut Verdicts,
     wanted: &(dyn Fn(&Record) -> bool + Sync),
 ) -> Vec<Option<TextChecks>> {
-    let one = |r: &Record| wanted(r).then(|| text_checks_of(r, root));
+    let known: &Verdicts = verdicts;
+    let one = |r: &Record| wanted(r).then(|| crate::verdicts::checks_of(r, root, known));
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).min(4);
-    if threads < 2 || records.len() < 64 {
-        return records.iter().map(one).collect();
-    }
-    let chunk = records.len().div_ceil(threads);
-    std::thread::scope(|s| {
-        let handles: Vec<_> = records
-            .chunks(chunk)
-            .map(|part| s.spawn(move || part.iter().map(one).collect::<Vec<_>>()))
-            .collect();
-        handles
-            .into_iter()
-            .flat_map(|h| match h.join() {
-                Ok(v) => v,
-                // A check that panics is a bug; re-raise it on the calling thread.
-                Err(e) => std::panic::resume_unwind(e),
-            })
-            .collect()
-    })
+    let results: Vec<Option<(TextChecks, Option<Vec<u8>>)>> = if threads < 2 || records.len() < 64 {
+        records.iter().map(one).collect()
+    } else {
+        let chunk = records.len().div_ceil(threads);
+        std::thread::scope(|s| {
+            let handles: Vec<_> = records
+                .chunks(chunk)
+                .map(|part| s.spawn(move || part.iter().map(one).collect::<Vec<_>>()))
+                .collect();
+            handles
+                .into_iter()
+                .flat_map(|h| match h.join() {
+                    Ok(v) => v,
+                    // A check that panics is a bug; re-raise it on the calling thread.
+                    Err(e) => std::panic::resume_unwind(e),
+                })
+                .collect()
+        })
+    };
+    records
+        .iter()
+        .zip(results)
+        .map(|(rec, result)| {
+            let (checks, learnt) = result?;
+            if let Some(bytes) = learnt {
+                verdicts.learn(rec.case_hash(), bytes);
+            }
+            Some(checks)
+        })
+        .collect()
 }
 
 /// The checks of one repro script on its own: its budget, and KB-REPRO-COMPILE, a syntax

@@ -29,7 +29,9 @@ pub use decode::check_decoded;
 pub use hidden::check_hidden;
 pub use imperative::check_imperative;
 pub use injection::check_injection;
-pub use paths::{check_paths, PROVENANCE_MARKERS};
+pub use paths::{check_paths, probes_hold, Probe, PROVENANCE_MARKERS};
+
+include!(concat!(env!("OUT_DIR"), "/detector_fingerprint.rs"));
 pub use python::{check_python_syntax, SyntaxError};
 
 /// Code of the injected-instruction check.
@@ -92,6 +94,18 @@ pub fn check_security(
     out.extend(check_paths(text, repo_root, file_dir));
     out.sort_by(|a, b| a.line.cmp(&b.line).then(a.code.cmp(b.code)));
     out
+}
+
+/// [`check_security`], and the file-system probes its answer rests on: the findings are a
+/// function of the text, `repo_root`, `file_dir`, [`DETECTOR_FINGERPRINT`] and the probes'
+/// answers, so a caller that keeps them may reuse them while [`probes_hold`] says every probe
+/// still gets the same answer.
+pub fn check_security_probed(
+    text: &str,
+    repo_root: Option<&std::path::Path>,
+    file_dir: Option<&std::path::Path>,
+) -> (Vec<Finding>, Vec<Probe>) {
+    paths::recording(|| check_security(text, repo_root, file_dir))
 }
 
 /// The scorer features of one line (after the same normalisation the checks use): the hash

@@ -317,6 +317,18 @@ static ESCAPES: LazyLock<std::sync::Mutex<EscapeCache>> = LazyLock::new(Default:
 
 fn symlink_escape(ctx: &Context, token: &str) -> Option<PathBuf> {
     ctx.root.as_ref()?;
+    let found = symlink_escape_memo(ctx, token);
+    // The answer came from the file system: whoever keeps these findings beyond this run
+    // must ask again before trusting them (see [`Probe`]).
+    PROBES.with(|p| {
+        if let Some(probes) = p.borrow_mut().as_mut() {
+            probes.push(Probe { token: token.to_string(), escape: found.clone() });
+        }
+    });
+    found
+}
+
+fn symlink_escape_memo(ctx: &Context, token: &str) -> Option<PathBuf> {
     // Keyed by context, then by token, so that a lookup allocates nothing.
     if let Ok(cache) = ESCAPES.lock() {
         if let Some(hit) = cache.get(ctx.key.as_str()).and_then(|m| m.get(token)) {
@@ -349,6 +361,9 @@ fn symlink_escape_uncached(ctx: &Context, token: &str) -> Option<PathBuf> {
     }
     bases.push(root);
     for base in bases {
+        if !may_exist_under(base, rel) {
+            continue;
+        }
         let candidate = base.join(rel);
         if std::fs::symlink_metadata(&candidate).is_err() {
             continue;
@@ -369,6 +384,128 @@ fn symlink_escape_uncached(ctx: &Context, token: &str) -> Option<PathBuf> {
     None
 }
 
+/// One question the path check asked the file system: whether `token`, resolved from the
+/// entry's directory or the root, leads through a symlink out of the repository, and the
+/// answer it got. The findings of a text are a function of the text, its context and these
+/// answers alone, so findings kept from an earlier run still hold when every probe gets the
+/// same answer again ([`probes_hold`]).
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Probe {
+    /// The path as written in the text (cleaned of surrounding punctuation).
+    pub token: String,
+    /// Where it escaped to, or `None` when it stays inside (or does not exist).
+    pub escape: Option<PathBuf>,
+}
+
+thread_local! {
+    /// The probes of the check running on this thread, while [`recording`] collects them.
+    static PROBES: std::cell::RefCell<Option<Vec<Probe>>> = const { std::cell::RefCell::new(None) };
+}
+
+/// Runs `f`, returning its result and the probes it made (each distinct probe once, sorted).
+/// Nested calls work: the inner probes are also the outer call's.
+pub(crate) fn recording<R>(f: impl FnOnce() -> R) -> (R, Vec<Probe>) {
+    let outer = PROBES.with(|p| p.borrow_mut().replace(Vec::new()));
+    let result = f();
+    let mut mine = PROBES.with(|p| p.borrow_mut().take()).unwrap_or_default();
+    mine.sort();
+    mine.dedup();
+    PROBES.with(|p| {
+        *p.borrow_mut() = outer.map(|mut o| {
+            o.extend(mine.iter().cloned());
+            o
+        });
+    });
+    (result, mine)
+}
+
+/// Adds probes to the recording in progress, if any: a memoised answer replays the probes
+/// its first computation made.
+fn replay(probes: &[Probe]) {
+    if probes.is_empty() {
+        return;
+    }
+    PROBES.with(|p| {
+        if let Some(v) = p.borrow_mut().as_mut() {
+            v.extend(probes.iter().cloned());
+        }
+    });
+}
+
+/// Whether every probe gets the answer it got before, asked again of the file system now for
+/// an entry in `file_dir` under `repo_root` (the context the probes were made in).
+pub fn probes_hold(probes: &[Probe], repo_root: Option<&Path>, file_dir: Option<&Path>) -> bool {
+    if probes.is_empty() {
+        return true;
+    }
+    let ctx = Context::new(repo_root, file_dir);
+    ctx.root.is_some() && probes.iter().all(|p| symlink_escape_memo(&ctx, &p.token) == p.escape)
+}
+
+/// The names in each directory listed so far (see [`may_exist_under`]); `None` for a
+/// directory that could not be listed or whose names are not compared byte for byte.
+type Listings = crate::Memo<PathBuf, Option<std::collections::HashSet<Vec<u8>>>>;
+static LISTINGS: LazyLock<std::sync::Mutex<Listings>> = LazyLock::new(Default::default);
+
+/// A necessary condition of `base/rel` existing, from one listing of `base` per process: its
+/// first component is a name in `base`. Most tokens a text names (`T.copy`, `25.7µs`,
+/// `docs/x.md` in a directory that has no `docs`) fail it, and then the file system is not
+/// asked about them, which was one failing `stat` per token and base, tens of thousands in a
+/// 10k-entry lint.
+///
+/// Names are compared byte for byte, which is what a lookup does only on a file system that
+/// folds neither case nor Unicode form. So the listing is used only for a directory that
+/// shows itself case-sensitive (a name of it with its ASCII letters' case swapped does not
+/// exist), and not for a non-ASCII name on macOS, whose file systems may fold Unicode forms
+/// while keeping case. A first component `.` or `..`, or a directory that cannot be listed,
+/// passes (the `stat` decides).
+fn may_exist_under(base: &Path, rel: &str) -> bool {
+    if !crate::prefilters() {
+        return true;
+    }
+    let first = rel.split('/').next().unwrap_or(rel);
+    if first.is_empty() || first == "." || first == ".." {
+        return true;
+    }
+    if cfg!(target_os = "macos") && !first.is_ascii() {
+        return true;
+    }
+    let Ok(mut listings) = LISTINGS.lock() else { return true };
+    let names = listings.entry(base.to_path_buf()).or_insert_with(|| byte_exact_listing(base));
+    match names {
+        Some(names) => names.contains(first.as_bytes()),
+        None => true,
+    }
+}
+
+/// The names in `base`, when the directory can be listed and looks names up byte for byte:
+/// one of its names with the case of its ASCII letters swapped must not exist (a
+/// case-insensitive directory, e.g. on macOS, Windows or an ext4 casefold folder, finds it).
+/// A directory with no name to try is not trusted.
+fn byte_exact_listing(base: &Path) -> Option<std::collections::HashSet<Vec<u8>>> {
+    let names: std::collections::HashSet<Vec<u8>> = std::fs::read_dir(base)
+        .ok()?
+        .filter_map(|e| e.ok())
+        .map(|e| e.file_name().as_encoded_bytes().to_vec())
+        .collect();
+    let swapped = names.iter().find_map(|n| {
+        let name = std::str::from_utf8(n).ok()?;
+        let swapped: String = name
+            .chars()
+            .map(|c| {
+                if c.is_ascii_lowercase() {
+                    c.to_ascii_uppercase()
+                } else {
+                    c.to_ascii_lowercase()
+                }
+            })
+            .collect();
+        (swapped.as_bytes() != n.as_slice() && !names.contains(swapped.as_bytes()))
+            .then_some(swapped)
+    })?;
+    std::fs::symlink_metadata(base.join(swapped)).is_err().then_some(names)
+}
+
 /// Find paths that leave the repository (see the module docs).
 pub fn check_paths(text: &str, repo_root: Option<&Path>, file_dir: Option<&Path>) -> Vec<Finding> {
     let ctx = Context::new(repo_root, file_dir);
@@ -387,15 +524,18 @@ pub fn check_paths(text: &str, repo_root: Option<&Path>, file_dir: Option<&Path>
             .filter(|_| memo)
             .and_then(|c| c.get(ctx.key.as_str()).and_then(|m| m.get(raw_line)).cloned());
         let found = match cached {
-            Some(f) => f,
+            Some((f, probes)) => {
+                replay(&probes);
+                f
+            }
             None => {
-                let f = line_findings(&ctx, raw_line);
+                let (f, probes) = recording(|| line_findings(&ctx, raw_line));
                 if let (true, Ok(mut c)) = (memo, LINES.lock()) {
                     let m = c.entry(ctx.key.clone()).or_default();
                     if m.len() > 200_000 {
                         m.clear();
                     }
-                    m.insert(raw_line.to_string(), f.clone());
+                    m.insert(raw_line.to_string(), (f.clone(), probes));
                 }
                 f
             }
@@ -414,8 +554,9 @@ fn may_hold_path(line: &str) -> bool {
         || line.bytes().any(|b| matches!(b, b'/' | b'\\' | b'~' | b'$' | b'%' | b'.'))
 }
 
-/// Findings of one line per context: (root, entry directory, its label) to line to findings.
-type LineCache = crate::Memo<String, crate::Memo<String, Vec<(Severity, String)>>>;
+/// Findings of one line per context: (root, entry directory, its label) to line to findings
+/// and the file-system probes that computing them made.
+type LineCache = crate::Memo<String, crate::Memo<String, (Vec<(Severity, String)>, Vec<Probe>)>>;
 static LINES: LazyLock<std::sync::Mutex<LineCache>> = LazyLock::new(Default::default);
 
 /// The path findings of one line, as (severity, message).
@@ -611,6 +752,9 @@ pub(crate) fn clear_caches() {
         c.clear();
     }
     if let Ok(mut c) = LINES.lock() {
+        c.clear();
+    }
+    if let Ok(mut c) = LISTINGS.lock() {
         c.clear();
     }
 }

@@ -5,6 +5,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use evokb_evolve::rules::{self as policy, LintInput};
+use evokb_store::CaseHash;
 use serde_json::json;
 
 use super::{ok, print, print_json};
@@ -34,8 +35,9 @@ pub fn findings(root: &Path, files: &[String]) -> CmdResult<(Vec<policy::Finding
     let budgets = budgets(root)?;
     let tracked = tracked(root);
     let input = LintInput { root, tracked_examples: tracked.as_ref(), budgets: &budgets };
-    let mut findings = policy::lint(&store.read()?, &input)?;
+    let (mut findings, verdicts, linted) = policy::lint_remembering(&store.read()?, &input)?;
     let lifted = update_quarantine(root, &store, &findings)?;
+    remember(root, &verdicts, &linted);
     if !files.is_empty() {
         let wanted = files
             .iter()
@@ -121,8 +123,9 @@ pub fn lint(
                 findings = Some(policy::lint_memory(&memory, &layout, None, &input)?);
             }
             _ => {
-                let found = policy::lint(&store.read()?, &input)?;
+                let (found, verdicts, linted) = policy::lint_remembering(&store.read()?, &input)?;
                 lifted = update_quarantine(r, &store, &found)?;
+                remember(r, &verdicts, &linted);
                 findings = Some(found);
             }
         }
@@ -243,6 +246,22 @@ fn relative_paths(root: &Path, files: &[PathBuf]) -> CmdResult<Vec<String>> {
 
 /// Lifts the quarantine of records that lint now passes (and flags any record lint found a
 /// KB-SEC error on). Writes only when something changes, so a clean lint stays read-only.
+/// Keeps the text-check verdicts a lint computed, so the next lint checks only what changed
+/// (`evokb_evolve::verdicts`). Best effort: the findings are already known and do not depend
+/// on it, so a store that cannot be written now (read-only, or damaged) costs the next lint
+/// the checks, never a finding or an exit code.
+fn remember(root: &Path, verdicts: &evokb_evolve::verdicts::Verdicts, linted: &[CaseHash]) {
+    let orphans = verdicts.orphans(linted);
+    if verdicts.learnt() == 0 && orphans.is_empty() {
+        return;
+    }
+    let Ok(store) = root::open(root) else { return };
+    let Ok(mut w) = store.write() else { return };
+    if verdicts.write(&mut w, &orphans).is_ok() {
+        let _ = w.commit();
+    }
+}
+
 fn update_quarantine(
     root: &Path,
     store: &evokb_store::Store,

@@ -50,6 +50,12 @@ const FILE_DIRTY: TableDefinition<&str, ()> = TableDefinition::new("file_dirty")
 const DIRTY_READY: &str = "file_dirty.v1";
 /// Store-wide settings, such as the format version.
 const META: TableDefinition<&str, &[u8]> = TableDefinition::new("meta");
+/// Answers a higher layer derived from records and keeps to save computing them again (the
+/// lint verdicts of `evolve`), keyed by (namespace, record key). Each value must say itself
+/// what it was derived from, as the store does not keep them in step with the records: they
+/// are not part of the digest, not checked by `verify`, never rendered, and a missing or
+/// stale one only costs the recomputation.
+const DERIVED: TableDefinition<(&str, [u8; 32]), &[u8]> = TableDefinition::new("derived.cache");
 /// The META key holding the number of [`BY_KIND`] keys of each kind (codec-encoded
 /// `Vec<(kind tag, count)>`, kinds without keys left out), kept by every write that adds or
 /// removes one, so [`ReadTxn::counts`] reads one value instead of counting every key (230k at
@@ -1104,6 +1110,18 @@ macro_rules! read_methods {
             Ok(res)
         }
 
+        /// Every value kept under `namespace` in the derived-answer cache (see
+        /// [`WriteTxn::put_derived`]), by record key, in one walk.
+        pub fn derived(&self, namespace: &str) -> Result<HashMap<CaseHash, Vec<u8>>, StoreError> {
+            let table = open_or_return!(self.txn, DERIVED, HashMap::new());
+            let mut out = HashMap::new();
+            for row in table.range((namespace, [0u8; 32])..=(namespace, [0xffu8; 32]))? {
+                let (k, v) = row?;
+                out.insert(CaseHash(k.value().1), v.value().to_vec());
+            }
+            Ok(out)
+        }
+
         /// Every stored stat fingerprint, by path, in one walk of the table: what an import
         /// compares each file on disk against. One lookup per file would open the table each
         /// time, and at 5,000 files that was a fifth of an import that reads nothing.
@@ -2066,6 +2084,26 @@ impl WriteTxn {
     /// Records the stat fingerprint of the file at `path` as it matched the store.
     pub fn set_file_stat(&mut self, path: &str, stat: &FileStat) -> Result<(), StoreError> {
         self.txn.open_table(FILE_STAT)?.insert(path, stat.encode())?;
+        Ok(())
+    }
+
+    /// Keeps `value`, an answer derived from the record under `key`, in the derived-answer
+    /// cache under `namespace`, replacing any earlier one. The value must carry what it was
+    /// derived from (a hash of the record's text, the deriving code's version): the store
+    /// keeps it through later changes of the record, outside the digest.
+    pub fn put_derived(
+        &mut self,
+        namespace: &str,
+        key: &CaseHash,
+        value: &[u8],
+    ) -> Result<(), StoreError> {
+        self.txn.open_table(DERIVED)?.insert((namespace, key.0), value)?;
+        Ok(())
+    }
+
+    /// Drops the derived answer kept for `key` under `namespace`, if any.
+    pub fn remove_derived(&mut self, namespace: &str, key: &CaseHash) -> Result<(), StoreError> {
+        self.txn.open_table(DERIVED)?.remove((namespace, key.0))?;
         Ok(())
     }
 

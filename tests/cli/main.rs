@@ -21,6 +21,7 @@ mod hostile;
 mod inventory;
 mod layouts;
 mod lint_files;
+mod lint_verdicts;
 mod malformed;
 mod manyclones;
 mod mcp;
