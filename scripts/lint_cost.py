@@ -11,7 +11,10 @@ run --runs times, alternated (evokb, baseline, reference, evokb, ...) so that th
 shared machine falls on each alike:
 
 - `evokb lint` (the binary under test) and `baseline lint` (another build, e.g. the one before
-  a change) on the imported copy;
+  a change) on the imported copy; the untimed warm-up run of `evokb lint` keeps the verdicts
+  the timed runs then recall, as a pre-commit lint after an earlier one does;
+- `evokb lint --fresh`, every record checked again (the cost of the first lint of a store, or
+  of one after the checks changed);
 - `kb_lint.py`, the reference, run from the copy's root when --reference-tools names a
   directory holding `.agents/tools/kb_lint.py` (the reference tools are not part of this
   repository; they are copied into the scratch copy, as the old tool expects to live there).
@@ -74,6 +77,11 @@ def main():
         for kb in kbs:
             dst = prepare(kb, a.evokb, scratch, a.reference_tools)
             cmds = [("evokb lint", [a.evokb, "--root", dst, "lint"])]
+            # The same lint checking every record again, as the first lint of a store does
+            # (remembered verdicts ignored; a build without --fresh has none to ignore).
+            helptext = subprocess.run([a.evokb, "lint", "--help"], capture_output=True, text=True).stdout
+            if "--fresh" in helptext:
+                cmds.append(("evokb --fresh", [a.evokb, "--root", dst, "lint", "--fresh"]))
             if a.baseline:
                 cmds.append(("baseline lint", [a.baseline, "--root", dst, "lint"]))
             ref = os.path.join(dst, ".agents/tools/kb_lint.py")

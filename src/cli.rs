@@ -234,6 +234,10 @@ pub enum Command {
         /// without the store; INDEX coverage and orphan scripts are not checked
         #[arg(long, value_name = "PATH", num_args = 1..)]
         files: Vec<PathBuf>,
+        /// Check every record's text again instead of using the verdicts the store remembers
+        /// from earlier lints (the findings are the same either way)
+        #[arg(long)]
+        fresh: bool,
     },
     /// Check every managed file against its byte budget and list consolidation candidates
     Budget {

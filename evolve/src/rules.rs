@@ -271,23 +271,40 @@ pub struct LintInput<'a> {
 
 /// Runs every lint rule over the store.
 pub fn lint(txn: &ReadTxn, input: &LintInput<'_>) -> Result<Vec<Finding>, StoreError> {
-    Ok(lint_remembering(txn, input)?.0)
+    Ok(lint_remembering(txn, input, false)?.0)
 }
 
-/// [`lint`], using the text-check verdicts the store remembers (see [`crate::verdicts`]) for
-/// records whose text, file and probes are as they were; returns the findings, which are the
-/// same as [`lint`]'s without remembered verdicts, the verdicts to keep, and the keys of the
-/// records linted (for [`Verdicts::orphans`]).
+/// [`lint`], using (when `recall`) the text-check verdicts the store remembers (see
+/// [`crate::verdicts`]) for records whose text, file and probes are as they were; returns the
+/// findings, which are the same as [`lint`]'s without remembered verdicts, the verdicts to
+/// keep, and the keys of the records linted (for [`Verdicts::orphans`]).
 pub fn lint_remembering(
     txn: &ReadTxn,
     input: &LintInput<'_>,
+    recall: bool,
 ) -> Result<(Vec<Finding>, Verdicts, Vec<CaseHash>), StoreError> {
     let lay = Layout::of(txn)?;
+    let mut verdicts = if recall {
+        Verdicts::remembered(
+            txn.derived(crate::verdicts::NAMESPACE)?,
+            &txn.derived(crate::verdicts::PROBES_NAMESPACE)?,
+            input.root,
+        )
+    } else {
+        Verdicts::none()
+    };
+    // With no verdict to recall (a first lint, or --fresh), every record is checked: the
+    // checks' tables are built on a second thread while this one reads the records (not
+    // joined; a check that needs a table still being built waits for it). With verdicts, the
+    // few records that changed build the tables they need when they need them; building all
+    // of them ahead was a fifth of such a lint's time.
+    if verdicts.remembered_count() == 0 {
+        std::thread::spawn(warm_up_checks);
+    }
     // Decoding is most of reading every record; with the text checks remembered it is most of
     // a lint, so it is spread over the cores as verify spreads it.
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).min(4);
     let records = txn.records_in_parallel(threads)?;
-    let mut verdicts = Verdicts::remembered(txn.derived(crate::verdicts::NAMESPACE)?);
     let findings = lint_source(txn, &records, &lay, None, input, &mut verdicts)?;
     Ok((findings, verdicts, records.iter().map(Record::case_hash).collect()))
 }
@@ -530,32 +547,33 @@ fn text_checks(
     let known: &Verdicts = verdicts;
     let one = |r: &Record| wanted(r).then(|| crate::verdicts::checks_of(r, root, known));
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).min(4);
-    let results: Vec<Option<(TextChecks, Option<Vec<u8>>)>> = if threads < 2 || records.len() < 64 {
-        records.iter().map(one).collect()
-    } else {
-        let chunk = records.len().div_ceil(threads);
-        std::thread::scope(|s| {
-            let handles: Vec<_> = records
-                .chunks(chunk)
-                .map(|part| s.spawn(move || part.iter().map(one).collect::<Vec<_>>()))
-                .collect();
-            handles
-                .into_iter()
-                .flat_map(|h| match h.join() {
-                    Ok(v) => v,
-                    // A check that panics is a bug; re-raise it on the calling thread.
-                    Err(e) => std::panic::resume_unwind(e),
-                })
-                .collect()
-        })
-    };
+    let results: Vec<Option<(TextChecks, Option<crate::verdicts::Learnt>)>> =
+        if threads < 2 || records.len() < 64 {
+            records.iter().map(one).collect()
+        } else {
+            let chunk = records.len().div_ceil(threads);
+            std::thread::scope(|s| {
+                let handles: Vec<_> = records
+                    .chunks(chunk)
+                    .map(|part| s.spawn(move || part.iter().map(one).collect::<Vec<_>>()))
+                    .collect();
+                handles
+                    .into_iter()
+                    .flat_map(|h| match h.join() {
+                        Ok(v) => v,
+                        // A check that panics is a bug; re-raise it on the calling thread.
+                        Err(e) => std::panic::resume_unwind(e),
+                    })
+                    .collect()
+            })
+        };
     records
         .iter()
         .zip(results)
         .map(|(rec, result)| {
             let (checks, learnt) = result?;
-            if let Some(bytes) = learnt {
-                verdicts.learn(rec.case_hash(), bytes);
+            if let Some((bytes, probes)) = learnt {
+                verdicts.learn(rec, bytes, probes);
             }
             Some(checks)
         })

@@ -6,16 +6,23 @@
 //! of the checks' build ([`evokb_lint::DETECTOR_FINGERPRINT`], which changes with any source
 //! file of the checks or their weights), this module's format, the knowledge-base root, the
 //! record's file and its whole text. A verdict whose basis differs from the record's now is
-//! not used. The checks read one more thing than the text: the path check asks the file system
-//! whether paths the text names lead through a symlink out of the repository. The verdict
-//! keeps every such question and its answer ([`evokb_lint::Probe`]), and is used only when
-//! each is asked again and gets the same answer ([`evokb_lint::probes_hold`]); so a symlink
-//! planted after the verdict was kept is still found.
+//! not used.
+//!
+//! The checks read one more thing than the text: the path check asks the file system whether
+//! paths the text names lead through a symlink out of the repository
+//! ([`evokb_lint::Probe`]). Those questions are kept once per directory, not per record: the
+//! *probe set* of a directory holds every question the checks of its records' remembered
+//! verdicts asked, with the answer each got (the same token is asked by thousands of records,
+//! so this is a fraction of the bytes). A lint asks each question of a directory's set again
+//! ([`evokb_lint::probes_hold`]); when any answer changed, every record of that directory is
+//! checked afresh and the set is rebuilt from those checks alone. So a symlink planted after
+//! a verdict was kept is still found.
 //!
 //! **Invariant: the findings `lint` reports are the same with remembered verdicts as without**
-//! (`tests/cli/lint_verdicts.rs` and the unit tests below compare them). The verdicts live in
-//! the store's derived-answer cache (namespace [`NAMESPACE`]): outside the digest, never
-//! rendered; a missing or unreadable one only costs the check.
+//! (`tests/cli/lint_verdicts.rs` and the unit tests below compare them). Verdicts and probe
+//! sets live in the store's derived-answer cache (namespaces [`NAMESPACE`] and
+//! [`PROBES_NAMESPACE`]): outside the digest, never rendered; a missing or unreadable one only
+//! costs the checks.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -23,11 +30,14 @@ use std::path::{Path, PathBuf};
 use evokb_store::{CaseHash, Record, StoreError, WriteTxn};
 use serde::{Deserialize, Serialize};
 
-/// The derived-answer namespace the verdicts are kept under.
+/// The derived-answer namespace the verdicts are kept under, by record key.
 pub const NAMESPACE: &str = "lint.verdicts";
 
+/// The derived-answer namespace of the probe sets, keyed by [`dir_key`].
+pub const PROBES_NAMESPACE: &str = "lint.probes";
+
 /// Raised whenever the encoding below, or what [`TextChecks`] holds, changes.
-const FORMAT: &[u8] = b"evokb.lint-verdict.v1\0";
+const FORMAT: &[u8] = b"evokb.lint-verdict.v2\0";
 
 /// The findings of the text checks on one record.
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
@@ -91,9 +101,23 @@ struct Kept {
     basis: [u8; 32],
     security: Vec<KeptFinding>,
     imperative: Vec<KeptFinding>,
-    /// (token, where it escaped to): the probes, lossily as text (a path that is not UTF-8
-    /// then never matches again, which costs a check, never a finding).
+}
+
+/// A directory's probe set as kept: (token, where it escaped to), sorted by token, the paths
+/// lossily as text (a path that is not UTF-8 then never matches again, which costs the checks
+/// of the directory, never a finding).
+#[derive(Serialize, Deserialize)]
+struct KeptProbes {
+    dir: String,
     probes: Vec<(String, Option<String>)>,
+}
+
+/// The key a directory's probe set is kept under.
+fn dir_key(dir: &Path) -> CaseHash {
+    let mut h = blake3::Hasher::new();
+    h.update(FORMAT);
+    h.update(dir.to_string_lossy().as_bytes());
+    CaseHash(*h.finalize().as_bytes())
 }
 
 /// The codes a text check can report, in the order their number is kept.
@@ -136,11 +160,39 @@ fn restore(kept: Vec<KeptFinding>) -> Option<Vec<evokb_lint::Finding>> {
         .collect()
 }
 
-fn encode(basis: [u8; 32], checks: &TextChecks, probes: &[evokb_lint::Probe]) -> Option<Vec<u8>> {
-    let kept = Kept {
-        basis,
-        security: keep(&checks.security)?,
-        imperative: keep(&checks.imperative)?,
+fn encode(basis: [u8; 32], checks: &TextChecks) -> Option<Vec<u8>> {
+    let kept =
+        Kept { basis, security: keep(&checks.security)?, imperative: keep(&checks.imperative)? };
+    bincode::serde::encode_to_vec(&kept, bincode::config::standard()).ok()
+}
+
+/// The checks of `rec` from the remembered `bytes`, when they answer the question asked now
+/// (the probes are judged per directory, by the caller).
+fn recall(bytes: &[u8], rec: &Record, root: &Path, text: &str) -> Option<TextChecks> {
+    let (kept, used): (Kept, usize) =
+        bincode::serde::decode_from_slice(bytes, bincode::config::standard()).ok()?;
+    if used != bytes.len() || kept.basis != basis(rec, root, text) {
+        return None;
+    }
+    Some(TextChecks { security: restore(kept.security)?, imperative: restore(kept.imperative)? })
+}
+
+fn decode_probes(bytes: &[u8]) -> Option<(String, Vec<evokb_lint::Probe>)> {
+    let (kept, used): (KeptProbes, usize) =
+        bincode::serde::decode_from_slice(bytes, bincode::config::standard()).ok()?;
+    (used == bytes.len()).then(|| {
+        let probes = kept
+            .probes
+            .into_iter()
+            .map(|(token, escape)| evokb_lint::Probe { token, escape: escape.map(PathBuf::from) })
+            .collect();
+        (kept.dir, probes)
+    })
+}
+
+fn encode_probes(dir: &str, probes: &[evokb_lint::Probe]) -> Option<Vec<u8>> {
+    let kept = KeptProbes {
+        dir: dir.to_string(),
         probes: probes
             .iter()
             .map(|p| (p.token.clone(), p.escape.as_ref().map(|e| e.to_string_lossy().into_owned())))
@@ -149,31 +201,18 @@ fn encode(basis: [u8; 32], checks: &TextChecks, probes: &[evokb_lint::Probe]) ->
     bincode::serde::encode_to_vec(&kept, bincode::config::standard()).ok()
 }
 
-/// The checks of `rec` from the remembered `bytes`, when they answer the question asked now.
-fn recall(bytes: &[u8], rec: &Record, root: &Path, text: &str) -> Option<TextChecks> {
-    let (kept, used): (Kept, usize) =
-        bincode::serde::decode_from_slice(bytes, bincode::config::standard()).ok()?;
-    if used != bytes.len() || kept.basis != basis(rec, root, text) {
-        return None;
-    }
-    let probes: Vec<evokb_lint::Probe> = kept
-        .probes
-        .into_iter()
-        .map(|(token, escape)| evokb_lint::Probe { token, escape: escape.map(PathBuf::from) })
-        .collect();
-    if !evokb_lint::probes_hold(&probes, Some(root), Some(&file_dir(rec))) {
-        return None;
-    }
-    Some(TextChecks { security: restore(kept.security)?, imperative: restore(kept.imperative)? })
-}
-
-/// Verdicts remembered in the store, by record key (as [`evokb_store::ReadTxn::derived`] reads
-/// them), and what a lint learnt that they did not hold.
+/// Verdicts remembered in the store, the directories whose probe sets still hold, and what a
+/// lint learnt that they did not hold.
 #[derive(Default)]
 pub struct Verdicts {
+    /// By record key, as [`evokb_store::ReadTxn::derived`] reads them.
     remembered: HashMap<CaseHash, Vec<u8>>,
+    /// The probe set of each directory that has one, and whether it still holds.
+    probe_sets: HashMap<PathBuf, (Vec<evokb_lint::Probe>, bool)>,
     /// Verdicts computed in this run, to keep.
     fresh: Vec<(CaseHash, Vec<u8>)>,
+    /// The probes of the verdicts computed in this run, by directory.
+    fresh_probes: HashMap<PathBuf, Vec<evokb_lint::Probe>>,
 }
 
 impl Verdicts {
@@ -182,19 +221,49 @@ impl Verdicts {
         Verdicts::default()
     }
 
-    /// The verdicts `remembered` in a store.
-    pub fn remembered(remembered: HashMap<CaseHash, Vec<u8>>) -> Verdicts {
-        Verdicts { remembered, fresh: Vec::new() }
+    /// The verdicts and probe sets a store remembers (namespaces [`NAMESPACE`] and
+    /// [`PROBES_NAMESPACE`]), each probe set asked again now of the file system under `root`.
+    pub fn remembered(
+        remembered: HashMap<CaseHash, Vec<u8>>,
+        probe_sets: &HashMap<CaseHash, Vec<u8>>,
+        root: &Path,
+    ) -> Verdicts {
+        let probe_sets = probe_sets
+            .iter()
+            .filter_map(|(key, bytes)| {
+                let (dir, probes) = decode_probes(bytes)?;
+                let dir = PathBuf::from(dir);
+                // A set kept under another key is not the one this directory's verdicts
+                // were made with.
+                (dir_key(&dir) == *key).then_some(())?;
+                let holds = evokb_lint::probes_hold(&probes, Some(root), Some(&dir));
+                Some((dir, (probes, holds)))
+            })
+            .collect();
+        Verdicts { remembered, probe_sets, ..Verdicts::default() }
     }
 
-    /// The remembered verdict of `rec`, if it answers the question asked now.
+    /// The remembered verdict of `rec`, if it answers the question asked now and its
+    /// directory's probes get the answers they got.
     pub(crate) fn get(&self, rec: &Record, root: &Path, text: &str) -> Option<TextChecks> {
-        recall(self.remembered.get(&rec.case_hash())?, rec, root, text)
+        let bytes = self.remembered.get(&rec.case_hash())?;
+        let (_, holds) = self.probe_sets.get(&file_dir(rec))?;
+        if !holds {
+            return None;
+        }
+        recall(bytes, rec, root, text)
     }
 
-    /// Notes a verdict computed now, to be kept by [`Self::write`].
-    pub(crate) fn learn(&mut self, key: CaseHash, bytes: Vec<u8>) {
-        self.fresh.push((key, bytes));
+    /// Notes a verdict computed now for `rec`, and the probes it rests on, to be kept by
+    /// [`Self::write`].
+    pub(crate) fn learn(&mut self, rec: &Record, bytes: Vec<u8>, probes: Vec<evokb_lint::Probe>) {
+        self.fresh.push((rec.case_hash(), bytes));
+        self.fresh_probes.entry(file_dir(rec)).or_default().extend(probes);
+    }
+
+    /// How many verdicts the store remembers (used or not).
+    pub fn remembered_count(&self) -> usize {
+        self.remembered.len()
     }
 
     /// How many verdicts this run computed that the store did not hold.
@@ -214,9 +283,26 @@ impl Verdicts {
         out
     }
 
-    /// Keeps the verdicts computed in this run and drops those of `orphans` (see
-    /// [`Self::orphans`]).
+    /// Keeps the verdicts computed in this run and the probe sets they need, and drops the
+    /// verdicts of `orphans` (see [`Self::orphans`]). A directory's new set is its old one
+    /// and the new probes when the old one held (its other records' verdicts still rest on
+    /// it); when it did not, every record of the directory was checked in this run, and the
+    /// new probes alone are the set. The directories are written in name order.
     pub fn write(&self, w: &mut WriteTxn, orphans: &[CaseHash]) -> Result<(), StoreError> {
+        let mut dirs: Vec<&PathBuf> = self.fresh_probes.keys().collect();
+        dirs.sort();
+        for dir in dirs {
+            let mut set: Vec<evokb_lint::Probe> = match self.probe_sets.get(dir) {
+                Some((old, true)) => old.clone(),
+                _ => Vec::new(),
+            };
+            set.extend(self.fresh_probes.get(dir).into_iter().flatten().cloned());
+            set.sort();
+            set.dedup();
+            if let Some(bytes) = encode_probes(&dir.to_string_lossy(), &set) {
+                w.put_derived(PROBES_NAMESPACE, &dir_key(dir), &bytes)?;
+            }
+        }
         for (key, bytes) in &self.fresh {
             w.put_derived(NAMESPACE, key, bytes)?;
         }
@@ -227,20 +313,23 @@ impl Verdicts {
     }
 }
 
-/// The text checks of `rec`, remembered or computed now; a computed verdict is encoded for
-/// keeping. Returns the checks and, when computed, the bytes to keep.
+/// A verdict computed now: its bytes to keep and the probes it rests on.
+pub(crate) type Learnt = (Vec<u8>, Vec<evokb_lint::Probe>);
+
+/// The text checks of `rec`, remembered or computed now. Returns the checks and, when
+/// computed, the verdict to keep and the probes it rests on.
 pub(crate) fn checks_of(
     rec: &Record,
     root: &Path,
     verdicts: &Verdicts,
-) -> (TextChecks, Option<Vec<u8>>) {
+) -> (TextChecks, Option<Learnt>) {
     let text = rec.text();
     if let Some(found) = verdicts.get(rec, root, &text) {
         return (found, None);
     }
     let (checks, probes) = check_text(rec, root, &text);
-    let bytes = encode(basis(rec, root, &text), &checks, &probes);
-    (checks, bytes)
+    let learnt = encode(basis(rec, root, &text), &checks).map(|bytes| (bytes, probes));
+    (checks, learnt)
 }
 
 #[cfg(test)]
@@ -257,12 +346,29 @@ mod tests {
         }
     }
 
-    /// Remembers the checks of `rec` as a lint would, and returns the verdicts.
+    /// Remembers the checks of `rec` as a lint would (through a store), and returns them and
+    /// the verdicts as the next lint reads them.
     fn remembered(rec: &Record, root: &Path) -> (TextChecks, Verdicts) {
-        let (checks, bytes) = checks_of(rec, root, &Verdicts::none());
-        let mut kept = HashMap::new();
-        kept.insert(rec.case_hash(), bytes.expect("a computed verdict is kept"));
-        (checks, Verdicts::remembered(kept))
+        let (checks, learnt) = checks_of(rec, root, &Verdicts::none());
+        let (bytes, probes) = learnt.expect("a computed verdict is kept");
+        let mut first = Verdicts::none();
+        first.learn(rec, bytes, probes);
+        let dir = tempfile::tempdir().expect("tempdir");
+        let store = evokb_store::Store::create(
+            &dir.path().join(".evokb"),
+            std::sync::Arc::new(evokb_store::NoIndex),
+        )
+        .expect("store");
+        let mut w = store.write().expect("write");
+        first.write(&mut w, &[]).expect("keep");
+        w.commit().expect("commit");
+        let txn = store.read().expect("read");
+        let verdicts = Verdicts::remembered(
+            txn.derived(NAMESPACE).expect("verdicts"),
+            &txn.derived(PROBES_NAMESPACE).expect("probes"),
+            root,
+        );
+        (checks, verdicts)
     }
 
     #[test]
@@ -311,6 +417,7 @@ mod tests {
         std::os::unix::fs::symlink(&outside, root.join("topics/notes"))?;
         // A new process asks the file system afresh; this one forgets its answers first.
         evokb_lint::clear_caches();
+        let (_, verdicts) = (checks, reread(&verdicts, &root));
         assert!(verdicts.get(&rec, &root, &rec.text()).is_none(), "the probe's answer changed");
         let (now, learnt) = checks_of(&rec, &root, &verdicts);
         assert!(learnt.is_some());
@@ -323,13 +430,28 @@ mod tests {
         Ok(())
     }
 
+    /// The verdicts as a new lint process reads them: the same kept bytes, probes asked again.
+    fn reread(v: &Verdicts, root: &Path) -> Verdicts {
+        let sets: HashMap<CaseHash, Vec<u8>> = v
+            .probe_sets
+            .iter()
+            .filter_map(|(dir, (probes, _))| {
+                Some((dir_key(dir), encode_probes(&dir.to_string_lossy(), probes)?))
+            })
+            .collect();
+        Verdicts::remembered(v.remembered.clone(), &sets, root)
+    }
+
     #[test]
     fn an_unreadable_verdict_is_checked_afresh() {
         let root = Path::new("/nonexistent-evokb-root");
         let rec = entry("PL-3", "topics/a.md", "Keep the block size a multiple of 64.\n");
         let mut kept = HashMap::new();
         kept.insert(rec.case_hash(), vec![0xff, 0x00, 0x13]);
-        let verdicts = Verdicts::remembered(kept);
+        let mut sets = HashMap::new();
+        let dir = file_dir(&rec);
+        sets.insert(dir_key(&dir), encode_probes(&dir.to_string_lossy(), &[]).expect("encode"));
+        let verdicts = Verdicts::remembered(kept, &sets, root);
         assert!(verdicts.get(&rec, root, &rec.text()).is_none());
         let (checks, learnt) = checks_of(&rec, root, &verdicts);
         assert_eq!(checks, check(&rec, root).0);

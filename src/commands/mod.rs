@@ -61,8 +61,8 @@ pub fn run(cli: &Cli) -> CmdResult {
         Command::Similar { text, file, top, json } => {
             evolve::similar(root, text, file.as_deref(), *top, *json)
         }
-        Command::Lint { json, errors_only, files } => {
-            policy::lint(root, files, *json, *errors_only)
+        Command::Lint { json, errors_only, files, fresh } => {
+            policy::lint(root, files, *json, *errors_only, *fresh)
         }
         Command::Budget { json } => policy::budget(root, *json),
         Command::Stale { stamp, include_unknown, json } => {

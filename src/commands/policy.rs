@@ -35,7 +35,7 @@ pub fn findings(root: &Path, files: &[String]) -> CmdResult<(Vec<policy::Finding
     let budgets = budgets(root)?;
     let tracked = tracked(root);
     let input = LintInput { root, tracked_examples: tracked.as_ref(), budgets: &budgets };
-    let (mut findings, verdicts, linted) = policy::lint_remembering(&store.read()?, &input)?;
+    let (mut findings, verdicts, linted) = policy::lint_remembering(&store.read()?, &input, true)?;
     let lifted = update_quarantine(root, &store, &findings)?;
     remember(root, &verdicts, &linted);
     if !files.is_empty() {
@@ -86,11 +86,8 @@ pub fn lint(
     files: &[PathBuf],
     json_out: bool,
     errors_only: bool,
+    fresh: bool,
 ) -> CmdResult {
-    // The security checks' tables take a core several milliseconds to build, and every lint
-    // needs them: a second thread builds them while this one opens the store and reads the
-    // records. It is not joined; a check that needs a table still being built waits for it.
-    std::thread::spawn(policy::warm_up_checks);
     // The store serves lint when there is one and the files still import; otherwise (no
     // store, a store never imported, files that no longer parse, or --files) lint reads the
     // files itself and reports what does not parse as findings.
@@ -120,10 +117,12 @@ pub fn lint(
         };
         match memory {
             Some(memory) if !imported || memory.has_errors() => {
+                std::thread::spawn(policy::warm_up_checks);
                 findings = Some(policy::lint_memory(&memory, &layout, None, &input)?);
             }
             _ => {
-                let (found, verdicts, linted) = policy::lint_remembering(&store.read()?, &input)?;
+                let (found, verdicts, linted) =
+                    policy::lint_remembering(&store.read()?, &input, !fresh)?;
                 lifted = update_quarantine(r, &store, &found)?;
                 remember(r, &verdicts, &linted);
                 findings = Some(found);
@@ -133,6 +132,9 @@ pub fn lint(
     let mut findings = match findings {
         Some(f) => f,
         None => {
+            // Every record is checked: the checks' tables are built on a second thread while
+            // this one reads and parses the files.
+            std::thread::spawn(policy::warm_up_checks);
             let memory = read_memory(&kb_root, &layout, only.as_deref())?;
             policy::lint_memory(&memory, &layout, only.as_deref(), &input)?
         }

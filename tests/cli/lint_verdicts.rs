@@ -81,6 +81,8 @@ fn remembered_verdicts_report_what_a_fresh_lint_reports() {
     let second = lint(kb.path());
     assert_eq!(first, second, "remembered verdicts change no finding");
     assert_eq!(second, lint(forgetful_copy(kb.path()).path()), "and neither does forgetting them");
+    let fresh = evokb(kb.path(), &["lint", "--json", "--fresh"]);
+    assert_eq!(stdout(&fresh), second, "nor checking every record again (--fresh)");
     assert!(!second.contains("layout-notes.md"), "the path is inside the repository");
 
     // A symlink planted after the verdicts were kept: the probe's answer changed, so the entry
