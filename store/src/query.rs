@@ -460,8 +460,30 @@ fn decode_file(path: &str, bytes: &[u8]) -> Result<FileRows, StoreError> {
 }
 
 fn decode_postings(key: &[u8], bytes: &[u8]) -> Result<Vec<u32>, StoreError> {
-    postings::decode(bytes)
-        .map_err(|e| corrupted("idx.q.postings", String::from_utf8_lossy(key), e.to_string()))
+    postings::decode(bytes).map_err(|e| posting_damage(key, e))
+}
+
+fn posting_damage(key: &[u8], e: postings::PostingError) -> StoreError {
+    corrupted("idx.q.postings", String::from_utf8_lossy(key), e.to_string())
+}
+
+/// One facet's part of a filter: a list decoded (id prefixes, or the union of several
+/// values), or the one value's posting list as redb read it, with its key, to be walked
+/// against the narrower parts rather than decoded.
+enum Part<'g> {
+    Decoded(Vec<u32>),
+    Stored(Vec<u8>, redb::AccessGuard<'g, &'static [u8]>),
+}
+
+impl Part<'_> {
+    /// At least the number of ordinals the part holds; a stored list's byte length, since
+    /// each ordinal takes a byte or more (and most take one).
+    fn size(&self) -> usize {
+        match self {
+            Part::Decoded(list) => list.len(),
+            Part::Stored(_, list) => list.value().len(),
+        }
+    }
 }
 
 /// Pending changes to posting lists: ordinals to remove and to add, by key.
@@ -858,40 +880,55 @@ where
 
     /// The ordinals a filter selects, ascending; `None` when it selects every row.
     fn select(&self, filter: &Filter) -> Result<Option<Vec<u32>>, StoreError> {
-        let mut sets: Vec<Vec<u32>> = Vec::new();
+        let mut parts: Vec<Part<'_>> = Vec::new();
         if !filter.id_prefixes.is_empty() {
             let lists = filter
                 .id_prefixes
                 .iter()
                 .map(|p| self.ids_with_prefix(p))
                 .collect::<Result<Vec<_>, _>>()?;
-            sets.push(postings::union(lists));
+            parts.push(Part::Decoded(postings::union(lists)));
         }
         for (facet, values) in &filter.facets {
-            if values.is_empty() {
-                continue;
+            match values.as_slice() {
+                [] => {}
+                [value] if POSTED.contains(&facet.as_str()) => {
+                    let key = posting_key(facet, &value.to_lowercase());
+                    parts.push(match self.postings.get(key.as_slice())? {
+                        Some(list) => Part::Stored(key, list),
+                        None => Part::Decoded(Vec::new()),
+                    });
+                }
+                values => {
+                    let mut lists = Vec::with_capacity(values.len());
+                    for v in values {
+                        let v = v.to_lowercase();
+                        lists.push(match facet.as_str() {
+                            "id" => self.ids_equal(&v)?,
+                            f if POSTED.contains(&f) => self.posting(f, &v)?,
+                            // A facet no row has selects nothing.
+                            _ => Vec::new(),
+                        });
+                    }
+                    parts.push(Part::Decoded(postings::union(lists)));
+                }
             }
-            let mut lists = Vec::with_capacity(values.len());
-            for v in values {
-                let v = v.to_lowercase();
-                lists.push(match facet.as_str() {
-                    "id" => self.ids_equal(&v)?,
-                    f if POSTED.contains(&f) => self.posting(f, &v)?,
-                    // A facet no row has selects nothing.
-                    _ => Vec::new(),
-                });
-            }
-            sets.push(postings::union(lists));
         }
-        // Narrowest first: each intersection then costs the size of what is left.
-        sets.sort_by_key(Vec::len);
-        let mut sets = sets.into_iter();
-        let Some(mut acc) = sets.next() else { return Ok(None) };
-        for s in sets {
-            if acc.is_empty() {
-                break;
-            }
-            acc = postings::intersect(&acc, &s);
+        // Narrowest first: each intersection then keeps at most what is left. Every part is
+        // still read to its end, so a damaged list is found even when the answer is empty.
+        parts.sort_by_key(Part::size);
+        let mut parts = parts.into_iter();
+        let Some(first) = parts.next() else { return Ok(None) };
+        let mut acc = match first {
+            Part::Decoded(list) => list,
+            Part::Stored(key, list) => decode_postings(&key, list.value())?,
+        };
+        for part in parts {
+            acc = match part {
+                Part::Decoded(list) => postings::intersect(&acc, &list),
+                Part::Stored(key, list) => postings::intersect_encoded(&acc, list.value())
+                    .map_err(|e| posting_damage(&key, e))?,
+            };
         }
         Ok(Some(acc))
     }
