@@ -296,7 +296,7 @@ fn write_page(
     const CHUNK: usize = 256 << 10;
     let window = page.window(rows.len());
     let start = window.start;
-    let mut stdout = std::io::stdout().lock();
+    let mut stdout = super::chunked_stdout()?;
     let mut out = Vec::with_capacity(CHUNK + 4096);
     out.push(b'[');
     for i in window {
