@@ -1858,14 +1858,13 @@ mod tests {
 
     #[test]
     fn copied_rows_come_back_whole_across_buffers() {
-        // Rows of every size up to two buffers, so some start a buffer, some fill one to
-        // the byte, and one is larger than a buffer.
+        // Rows from empty to larger than a buffer, so some share a buffer, one does not fit
+        // what is left of one and starts the next, and one gets a buffer of its own size.
         let mut copied = Copied::default();
         let mut want: Vec<(Vec<u8>, Vec<u8>, Vec<u8>)> = Vec::new();
         let mut spans = Vec::new();
-        let mut n = 0usize;
-        for size in [0usize, 1, 7, 1000, Copied::CHUNK - 2007, 3, Copied::CHUNK + 5, 40, 0] {
-            n += 1;
+        let sizes = [0usize, 1, 7, 1000, Copied::CHUNK - 2007, 3, Copied::CHUNK + 5, 40, 0];
+        for (n, size) in sizes.into_iter().enumerate() {
             let part = |k: usize| -> Vec<u8> {
                 (0..size / 3 + k).map(|i| (i * 31 + n * 7 + k) as u8).collect()
             };
