@@ -142,6 +142,12 @@ pub fn query_rows(
     answer(root, |txn, _| txn.query(filter))
 }
 
+/// The page cache of a query's store handle. A query reads each row's page once and copies
+/// what it keeps, so a page the cache lets go is freed and its memory serves the next read;
+/// what stays is the branch pages every range read descends through. With the default cache
+/// every page read stayed, and a family query at 100k entries faulted in 8 MB for them.
+const QUERY_CACHE_BYTES: usize = 1 << 20;
+
 /// Runs a query against the facet index, rebuilding the index first when it is damaged or
 /// was built by an older evokb: `ask` is given a read transaction and the ids under
 /// quarantine. Returns the answer, those ids and the rebuild's note.
@@ -149,7 +155,7 @@ fn answer<T>(
     root: &Path,
     ask: impl Fn(&evokb_store::ReadTxn, &HashSet<String>) -> Result<T, evokb_store::StoreError>,
 ) -> CmdResult<(T, HashSet<String>, Option<String>)> {
-    let mut store = root::open_for_reading(root)?;
+    let mut store = root::open_for_reading_with_cache(root, QUERY_CACHE_BYTES)?;
     let quarantined = evokb_evolve::quarantine::active_ids(&store.read()?)?;
     let first = ask(&store.read()?, &quarantined);
     let mut note = None;
@@ -290,7 +296,7 @@ fn write_page(
     const CHUNK: usize = 256 << 10;
     let window = page.window(rows.len());
     let start = window.start;
-    let mut stdout = std::io::stdout().lock();
+    let mut stdout = super::chunked_stdout()?;
     let mut out = Vec::with_capacity(CHUNK + 4096);
     out.push(b'[');
     for i in window {
