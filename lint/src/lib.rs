@@ -8,7 +8,10 @@
 //!
 //! Every check is a pure function over one entry's text (front-matter and body as one string);
 //! only [`check_paths`] touches the file system, and only to resolve symlinks when a
-//! repository root is given. No check panics on any input.
+//! repository root is given. No check panics on any input. So that a caller may keep findings
+//! beyond one run, [`check_security_probed`] also returns every question the path check asked
+//! the file system ([`Probe`], asked again by [`probes_hold`]), and
+//! [`DETECTOR_FINGERPRINT`] changes with any source file of the checks.
 //!
 //! Encoded text (base64, hex, URL, HTML entities) is decoded and judged like plain text
 //! ([`check_decoded`]); dangerous link schemes are errors.
