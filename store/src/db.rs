@@ -1698,7 +1698,7 @@ impl WriteTxn {
                 }
             }
         }
-        fresh.sort_by(|a, b| b.0.cmp(&a.0));
+        fresh.sort_by_key(|f| std::cmp::Reverse(f.0));
         let mut fresh = fresh.into_iter().peekable();
         let dir = &self.search_dir;
         // Whether the index failed before the first visit: after one, a failure cannot be

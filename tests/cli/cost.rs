@@ -229,8 +229,7 @@ fn pending_search_docs(kb: &std::path::Path) -> usize {
         evokb_export::index::default_indexer(),
     )
     .expect("open");
-    let pending = store.read().expect("read").search_pending().expect("pending").0.len();
-    pending
+    store.read().expect("read").search_pending().expect("pending").0.len()
 }
 
 #[test]
