@@ -609,26 +609,30 @@ fn index_row_in_chunks(
 /// else in a new section after the last row of the file.
 struct RowPlace<'t, P> {
     topic: &'t str,
-    /// The topic of the heading read last.
-    current: Option<String>,
+    /// Whether the heading read last names `topic` (kept as a flag, not the heading's topic:
+    /// the chunked add reads every item of a 100k-row INDEX.md through this).
+    in_topic: bool,
     last_in_topic: Option<P>,
     last_row: Option<P>,
 }
 
 impl<'t, P: Copy> RowPlace<'t, P> {
     fn new(topic: &'t str) -> Self {
-        RowPlace { topic, current: None, last_in_topic: None, last_row: None }
+        RowPlace { topic, in_topic: false, last_in_topic: None, last_row: None }
     }
 
     fn prose(&mut self, p: &str) {
+        if !p.contains('#') {
+            return;
+        }
         for line in p.lines().filter(|l| l.starts_with('#')) {
-            self.current = parse::index::heading_topic(line).map(str::to_string);
+            self.in_topic = parse::index::heading_topic(line) == Some(self.topic);
         }
     }
 
     fn row(&mut self, at: P) {
         self.last_row = Some(at);
-        if self.current.as_deref() == Some(self.topic) {
+        if self.in_topic {
             self.last_in_topic = Some(at);
         }
     }

@@ -293,10 +293,47 @@ impl std::fmt::Display for IndexRebuild {
     }
 }
 
+/// The META key of the search generation: the generation the search index must carry (as
+/// its commit payload) to answer for the records. A fresh, never reused number is taken by
+/// every commit that changes a searchable record ([`fresh_generation`]).
 const SEARCH_GEN_KEY: &str = "search_gen";
+/// The META key of the *base* search generation: while [`SEARCH_PENDING`] holds keys, the
+/// generation the index was at when the first of them was left for later.
+const SEARCH_BASE_KEY: &str = "search_base";
+/// Searchable records changed since the search index was at the base generation
+/// ([`SEARCH_BASE_KEY`]) and not yet replaced in it: a write that changes a few searchable
+/// records puts their keys here, in its own transaction, instead of committing them to
+/// tantivy (a one-document tantivy commit was most of a `set` or a `queue confirm`). The index
+/// at the base generation with these documents replaced is the records' index; the next reader
+/// of the index replaces them first ([`Store::search`], [`WriteTxn::search_sharing`]).
+const SEARCH_PENDING: TableDefinition<[u8; 32], ()> = TableDefinition::new("search_pending");
+/// The most pending keys a write leaves to the next reader of the search index: past them, the
+/// write replaces all of them (and its own) in the index itself, so what a search may have to
+/// catch up on stays bounded.
+const SEARCH_DEFER_MAX: u64 = 256;
 /// The most changed search documents a commit replaces one by one (see `WriteTxn::sync_search`).
 const SEARCH_APPLY_MAX: usize = 5000;
 const SEARCH_DIR: &str = "search";
+
+/// A search generation that no commit has used: a random number (never 0, the generation of
+/// no index, and never `old`). Generations are not counted up, because a write whose
+/// transaction is dropped after it brought the index to its generation (an import that fails
+/// after [`WriteTxn::update_indexes`], a commit that fails) leaves the index at a number the
+/// records never reach: counted up, the next commit would reach it and take that index, which
+/// holds the dropped write's documents, for its own.
+fn fresh_generation(old: u64) -> u64 {
+    use std::hash::BuildHasher;
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos());
+    let gen =
+        std::collections::hash_map::RandomState::new().hash_one((old, nanos, std::process::id()));
+    if gen == 0 || gen == old {
+        old.wrapping_add(1).max(1)
+    } else {
+        gen
+    }
+}
 
 impl Store {
     /// Creates a new, empty store in directory `dir` (created if missing).
@@ -608,15 +645,29 @@ impl Store {
             Err(reason) => reason,
         };
         drop(r);
-        let w = self.write()?;
+        let mut w = self.write()?;
         let gen = w.search_generation()?;
-        // Another process may have rebuilt it while this one waited for the lock.
+        // Another process may have rebuilt it, or caught it up, while this one waited for the
+        // lock.
         if let Ok(found) = try_search(&dir, gen, q, &|key| w.search_doc(key)) {
             return Ok(SearchOutcome { hits: found.hits, total: found.total, rebuilt: None });
         }
+        // Documents left pending by recent writes: replaced now, which is no damage, and
+        // nothing to say.
+        if w.catch_up_search()? {
+            let gen = w.search_generation()?;
+            if let Ok(found) = try_search(&dir, gen, q, &|key| w.search_doc(key)) {
+                w.commit()?;
+                return Ok(SearchOutcome { hits: found.hits, total: found.total, rebuilt: None });
+            }
+        }
+        // The rebuilt index takes in every pending document: it gets a generation of its own,
+        // committed with the pending keys gone.
+        let gen = w.restart_search_generation()?;
         let (idx, n) = w.rebuild_search(&dir, gen)?;
         let found = idx.search(q, &|key| w.search_doc(key))?;
-        drop(w);
+        drop(idx);
+        w.commit()?;
         let rebuilt = IndexRebuild { index: "search index", reason, records: n };
         Ok(SearchOutcome { hits: found.hits, total: found.total, rebuilt: Some(rebuilt) })
     }
@@ -639,8 +690,7 @@ impl Store {
         let mut w = self.write()?;
         w.rebuild_index()?;
         let entries = w.records()?.iter().filter(|r| r.kind == Kind::Entry).count();
-        let gen = w.search_generation()? + 1;
-        w.txn.open_table(META)?.insert(SEARCH_GEN_KEY, gen.to_be_bytes().as_slice())?;
+        let gen = w.restart_search_generation()?;
         let (_, docs) = w.rebuild_search(&self.dir.join(SEARCH_DIR), gen)?;
         w.commit()?;
         let reason = "was rebuilt on request".to_string();
@@ -1236,16 +1286,32 @@ macro_rules! read_methods {
 
         /// The generation of the last commit that changed searchable records.
         pub fn search_generation(&self) -> Result<u64, StoreError> {
+            Ok(self.meta_u64(SEARCH_GEN_KEY)?.unwrap_or(0))
+        }
+
+        /// A number stored under `key` in the meta table.
+        fn meta_u64(&self, key: &'static str) -> Result<Option<u64>, StoreError> {
             let table = self.txn.open_table(META)?;
-            let Some(v) = table.get(SEARCH_GEN_KEY)? else { return Ok(0) };
+            let Some(v) = table.get(key)? else { return Ok(None) };
             let bytes: [u8; 8] = v.value().try_into().map_err(|_| {
-                corrupted(
-                    "meta",
-                    SEARCH_GEN_KEY,
-                    format!("expected 8 bytes, found {}", v.value().len()),
-                )
+                corrupted("meta", key, format!("expected 8 bytes, found {}", v.value().len()))
             })?;
-            Ok(u64::from_be_bytes(bytes))
+            Ok(Some(u64::from_be_bytes(bytes)))
+        }
+
+        /// The searchable records changed since the search index was at the base generation
+        /// and not yet replaced in it ([`SEARCH_PENDING`]), in key order, with that base
+        /// generation (`None` when nothing is pending).
+        pub fn search_pending(&self) -> Result<(Vec<CaseHash>, Option<u64>), StoreError> {
+            let table = open_or_return!(self.txn, SEARCH_PENDING, (Vec::new(), None));
+            let keys = table
+                .iter()?
+                .map(|row| row.map(|(k, _)| CaseHash(k.value())))
+                .collect::<Result<Vec<_>, _>>()?;
+            if keys.is_empty() {
+                return Ok((keys, None));
+            }
+            Ok((keys, self.meta_u64(SEARCH_BASE_KEY)?))
         }
 
         /// The search document of the record under `key`, if it is a searchable record.
@@ -1617,10 +1683,13 @@ impl WriteTxn {
 
     /// Visits the searchable records whose search text holds at least `min` of `terms` and
     /// that match `facets`, most terms held first, until `visit` returns false
-    /// ([`crate::search::SearchIndex::sharing`]), reading the search index. Returns false,
-    /// having visited nothing, when the index cannot vouch for the records this transaction
-    /// sees (it is missing, damaged, behind the records, or this transaction changed searchable
-    /// records): then the caller reads the records instead. Never rebuilds the index.
+    /// ([`crate::search::SearchIndex::sharing`]), reading the search index. The documents the
+    /// index holds out of date (those pending, [`SEARCH_PENDING`], and those this transaction
+    /// changed) are not taken from it: their records are read and their terms counted here,
+    /// and they are visited in their place in the order. Returns false, having visited
+    /// nothing, when the index cannot vouch for the other records (it is missing, damaged, or
+    /// at another generation): then the caller reads the records instead. Never writes the
+    /// index.
     pub fn search_sharing(
         &self,
         terms: &[String],
@@ -1628,29 +1697,76 @@ impl WriteTxn {
         facets: &std::collections::BTreeMap<String, Vec<String>>,
         visit: &mut dyn FnMut(usize, CaseHash) -> bool,
     ) -> Result<bool, StoreError> {
-        if !self.dirty_search.is_empty() {
-            return Ok(false);
+        let (pending, base) = self.search_pending()?;
+        let at = if pending.is_empty() { Some(self.search_generation()?) } else { base };
+        let Some(at) = at else { return Ok(false) };
+        let mut stale: std::collections::BTreeSet<CaseHash> = pending.into_iter().collect();
+        stale.extend(self.dirty_search.iter().copied());
+        // The out-of-date documents that qualify, as the index would count them, most held
+        // first.
+        let mut fresh = Vec::new();
+        for key in &stale {
+            let doc = self.search_doc(key).map_err(|detail| {
+                StoreError::Search(crate::search::SearchError::Resolve { detail })
+            })?;
+            if let Some(doc) = doc.filter(|d| d.matches_facets(facets)) {
+                let held = doc.terms_held(terms);
+                if held >= min.max(1) {
+                    fresh.push((held, *key));
+                }
+            }
         }
-        let gen = self.search_generation()?;
+        fresh.sort_by_key(|f| std::cmp::Reverse(f.0));
+        let mut fresh = fresh.into_iter().peekable();
         let dir = &self.search_dir;
         // Whether the index failed before the first visit: after one, a failure cannot be
         // undone by reading the records instead, so it is an error.
         let mut visited = false;
-        let mut visit = |n: usize, key: CaseHash| {
+        let mut stopped = false;
+        let mut merged = |n: usize, key: CaseHash| {
+            if stale.contains(&key) {
+                return true;
+            }
+            // The fresh documents holding at least as many terms go first.
+            while let Some(&(m, k)) = fresh.peek() {
+                if m < n {
+                    break;
+                }
+                fresh.next();
+                visited = true;
+                if !visit(m, k) {
+                    stopped = true;
+                    return false;
+                }
+            }
             visited = true;
-            visit(n, key)
+            if !visit(n, key) {
+                stopped = true;
+                return false;
+            }
+            true
         };
-        match with_sound_index(dir, gen, |idx| idx.sharing(terms, min, facets, &mut visit)) {
-            Ok(()) => Ok(true),
-            Err(_) if !visited => Ok(false),
-            Err(IndexTrouble::Failed(e)) => Err(StoreError::Search(e)),
-            Err(_) => Err(StoreError::Search(crate::search::SearchError::Index {
-                dir: dir.clone(),
-                source: tantivy::TantivyError::InternalError(
-                    "reading it crashed while it listed same-topic candidates".into(),
-                ),
-            })),
+        match with_sound_index(dir, at, |idx| idx.sharing(terms, min, facets, &mut merged)) {
+            Ok(()) => {}
+            Err(_) if !visited => return Ok(false),
+            Err(IndexTrouble::Failed(e)) => return Err(StoreError::Search(e)),
+            Err(_) => {
+                return Err(StoreError::Search(crate::search::SearchError::Index {
+                    dir: dir.clone(),
+                    source: tantivy::TantivyError::InternalError(
+                        "reading it crashed while it listed same-topic candidates".into(),
+                    ),
+                }))
+            }
         }
+        if !stopped {
+            for (m, k) in fresh {
+                if !visit(m, k) {
+                    break;
+                }
+            }
+        }
+        Ok(true)
     }
 
     /// Whether this transaction put or deleted a search event.
@@ -2182,28 +2298,112 @@ impl WriteTxn {
     /// judging, the two largest costs of a first import, run on both cores.
     ///
     /// The facet rows are written into this transaction and land with its commit, or not at
-    /// all. The search index lives outside redb: it is brought to the next search generation
-    /// now, as the commit would bring it just before committing, and a transaction that is
-    /// dropped afterwards leaves it one generation ahead of the records, which the next search
-    /// notices and answers by rebuilding it, as after any failed commit.
+    /// all. The search documents of a few changed records (with those already pending, at
+    /// most [`SEARCH_DEFER_MAX`]) are left to the next reader of the index: their keys go
+    /// into [`SEARCH_PENDING`] in this transaction, so they land with the records or not at
+    /// all. More than that are replaced in the index now, pending ones included, as the commit
+    /// would just before committing; a transaction that is dropped afterwards leaves the index
+    /// at a generation no commit of the records has, which the next search notices and
+    /// answers by rebuilding it, as after any failed commit.
     pub fn update_indexes(&mut self) -> Result<(), StoreError> {
         let files = std::mem::take(&mut self.dirty)
             .into_iter()
             .map(|path| Ok((path.clone(), self.file(&path)?)))
             .collect::<Result<Vec<_>, StoreError>>()?;
         crate::query::reindex_files(&self.txn, &files, &|h| self.record(h), self.indexer.as_ref())?;
-        if !self.dirty_search.is_empty() {
-            let gen = self.search_generation()? + 1;
-            self.txn.open_table(META)?.insert(SEARCH_GEN_KEY, gen.to_be_bytes().as_slice())?;
-            // A failure (or a panic inside tantivy) here leaves the index behind the records;
-            // the next search notices the generation mismatch and rebuilds it, so the records'
-            // commit goes ahead.
-            let this = &*self;
-            let _ =
-                std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| this.sync_search(gen)));
-            self.dirty_search.clear();
+        if self.dirty_search.is_empty() {
+            return Ok(());
         }
+        let old = self.search_generation()?;
+        let gen = fresh_generation(old);
+        let mut pending = self.txn.open_table(SEARCH_PENDING)?;
+        let held = pending.len()?;
+        // Without an index there is nothing to catch up: it is built now, as the first import
+        // builds it, rather than by the next search (which would say it was missing).
+        let exists = self.search_dir.join("meta.json").exists();
+        if exists && held + self.dirty_search.len() as u64 <= SEARCH_DEFER_MAX {
+            for key in &self.dirty_search {
+                pending.insert(key.0, ())?;
+            }
+            drop(pending);
+            let mut meta = self.txn.open_table(META)?;
+            if held == 0 {
+                // The index answered for the records at `old` (if it is there at all).
+                meta.insert(SEARCH_BASE_KEY, old.to_be_bytes().as_slice())?;
+            }
+            meta.insert(SEARCH_GEN_KEY, gen.to_be_bytes().as_slice())?;
+            drop(meta);
+            self.dirty_search.clear();
+            return Ok(());
+        }
+        drop(pending);
+        let (pending, base) = self.search_pending()?;
+        // The generation the index must be at for replacing the changed documents to be
+        // enough: the base while keys are pending, else the last commit's.
+        let from = if pending.is_empty() { Some(old) } else { base };
+        let mut keys = std::mem::take(&mut self.dirty_search);
+        keys.extend(pending);
+        self.clear_search_pending()?;
+        self.txn.open_table(META)?.insert(SEARCH_GEN_KEY, gen.to_be_bytes().as_slice())?;
+        // A failure (or a panic inside tantivy) here leaves the index behind the records;
+        // the next search notices the generation mismatch and rebuilds it, so the records'
+        // commit goes ahead.
+        let this = &*self;
+        let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            this.sync_search(from, gen, &keys)
+        }));
         Ok(())
+    }
+
+    /// Empties [`SEARCH_PENDING`] and forgets its base generation: the index is being brought
+    /// to (or rebuilt at) a new generation that includes every pending document.
+    fn clear_search_pending(&mut self) -> Result<(), StoreError> {
+        if self.txn.open_table(SEARCH_PENDING)?.is_empty()? {
+            return Ok(());
+        }
+        self.txn.delete_table(SEARCH_PENDING)?;
+        self.txn.open_table(META)?.remove(SEARCH_BASE_KEY)?;
+        Ok(())
+    }
+
+    /// Brings the search index up to the records by replacing the pending documents
+    /// ([`SEARCH_PENDING`]) at a fresh generation, which this transaction records, with the
+    /// pending keys gone. Returns false, having changed nothing, when nothing is pending or the
+    /// index is not at the base generation (missing, damaged, or left elsewhere by a write
+    /// that did not commit): then only a rebuild helps.
+    ///
+    /// The index commit comes first: if this transaction is then dropped, the index is at a
+    /// generation the records never reach, and the next reader rebuilds it.
+    fn catch_up_search(&mut self) -> Result<bool, StoreError> {
+        let (pending, Some(base)) = self.search_pending()? else { return Ok(false) };
+        let mut removed = Vec::new();
+        let mut added = Vec::new();
+        for key in &pending {
+            match self.search_doc(key).map_err(|detail| {
+                StoreError::Search(crate::search::SearchError::Resolve { detail })
+            })? {
+                Some(doc) => added.push(doc),
+                None => removed.push(*key),
+            }
+        }
+        let gen = fresh_generation(self.search_generation()?);
+        let applied =
+            with_sound_index(&self.search_dir, base, |idx| idx.apply(&removed, added, gen));
+        if applied.is_err() {
+            return Ok(false);
+        }
+        self.clear_search_pending()?;
+        self.txn.open_table(META)?.insert(SEARCH_GEN_KEY, gen.to_be_bytes().as_slice())?;
+        Ok(true)
+    }
+
+    /// Gives the search index a fresh generation with nothing pending, for a rebuild of it
+    /// from the records that this transaction will commit. Returns the generation.
+    fn restart_search_generation(&mut self) -> Result<u64, StoreError> {
+        let gen = fresh_generation(self.search_generation()?);
+        self.clear_search_pending()?;
+        self.txn.open_table(META)?.insert(SEARCH_GEN_KEY, gen.to_be_bytes().as_slice())?;
+        Ok(gen)
     }
 
     /// Makes every change of the transaction durable, or none of them.
@@ -2224,20 +2424,24 @@ impl WriteTxn {
         Ok(())
     }
 
-    /// Brings the search index to generation `gen`: the changed documents when the index is at
-    /// `gen - 1`, else a full rebuild.
-    fn sync_search(&self, gen: u64) -> Result<(), StoreError> {
+    /// Brings the search index to generation `gen`: the documents of `keys` replaced when the
+    /// index is at generation `from`, else a full rebuild.
+    fn sync_search(
+        &self,
+        from: Option<u64>,
+        gen: u64,
+        keys: &std::collections::BTreeSet<CaseHash>,
+    ) -> Result<(), StoreError> {
         use crate::search::SearchIndex;
         match SearchIndex::open(&self.search_dir) {
             // Past a few thousand changed documents a rebuild, which reads the records in key
             // order and holds one at a time, is cheaper than replacing each document.
             Ok(idx)
-                if idx.generation() == Some(gen - 1)
-                    && self.dirty_search.len() <= SEARCH_APPLY_MAX =>
+                if from.is_some() && idx.generation() == from && keys.len() <= SEARCH_APPLY_MAX =>
             {
                 let mut removed = Vec::new();
                 let mut added = Vec::new();
-                for key in &self.dirty_search {
+                for key in keys {
                     let doc = self
                         .record(key)?
                         .filter(|r| self.indexer.searchable(r.kind))
@@ -2393,6 +2597,200 @@ mod tests {
             file: "t.md".into(),
             segments: vec![Segment::Lit(text.into())],
         }
+    }
+
+    /// Searches entries by their text; `status: X` in the text is the `status` facet.
+    struct TextIndexer;
+
+    impl Indexer for TextIndexer {
+        fn queryable(&self, _: Kind) -> bool {
+            false
+        }
+        fn searchable(&self, kind: Kind) -> bool {
+            kind == Kind::Entry
+        }
+        fn query_row(&self, _: &Record, _: u64) -> Option<crate::query::QueryRow> {
+            None
+        }
+        fn search_doc(&self, rec: &Record) -> Option<crate::search::SearchDoc> {
+            let text = rec.text();
+            let status = text.split("status: ").nth(1).map(|s| s.split_whitespace().next());
+            let filters = status.flatten().map(|s| ("status".to_string(), s.to_lowercase()));
+            Some(crate::search::SearchDoc {
+                key: rec.case_hash(),
+                id: rec.id.clone(),
+                source: "test".into(),
+                title: rec.id.clone(),
+                path: rec.file.clone(),
+                body: text,
+                facets: BTreeMap::new(),
+                filters: filters.into_iter().collect(),
+            })
+        }
+    }
+
+    fn search_store(dir: &Path) -> Store {
+        Store::create(dir, Arc::new(TextIndexer)).expect("create")
+    }
+
+    fn put(store: &Store, records: &[Record]) {
+        let mut w = store.write().expect("write");
+        for r in records {
+            w.put_record(r).expect("put");
+        }
+        w.commit().expect("commit");
+    }
+
+    fn found(store: &Store, text: &str, status: Option<&str>) -> (Vec<String>, bool) {
+        let mut q =
+            crate::search::SearchQuery { text: text.into(), top: 1000, ..Default::default() };
+        if let Some(s) = status {
+            q.facets.insert("status".into(), vec![s.into()]);
+        }
+        let out = store.search(&q).expect("search");
+        let mut ids: Vec<String> = out.hits.into_iter().map(|h| h.id).collect();
+        ids.sort();
+        (ids, out.rebuilt.is_some())
+    }
+
+    fn pending(store: &Store) -> usize {
+        store.read().expect("read").search_pending().expect("pending").0.len()
+    }
+
+    /// Ten entries, searched once so that the index exists and is current.
+    fn indexed_store(dir: &Path) -> Store {
+        let store = search_store(dir);
+        let recs: Vec<Record> = (0..10)
+            .map(|i| rec(&format!("e{i}"), &format!("alpha word{i} status: verified")))
+            .collect();
+        put(&store, &recs);
+        assert_eq!(found(&store, "alpha", None).0.len(), 10);
+        store
+    }
+
+    #[test]
+    fn a_search_after_writes_left_pending_sees_every_change_and_says_nothing(
+    ) -> Result<(), Box<dyn std::error::Error>> {
+        let dir = tempfile::tempdir()?;
+        let store = indexed_store(dir.path());
+        assert_eq!(pending(&store), 0);
+        put(&store, &[rec("e1", "alpha beta status: stale")]);
+        put(&store, &[rec("e2", "gamma status: stale")]);
+        put(&store, &[rec("n1", "beta status: verified")]);
+        let mut w = store.write()?;
+        w.delete_record(&rec("e3", "").case_hash())?;
+        w.commit()?;
+        assert_eq!(pending(&store), 4, "each write left its document to the next reader");
+        assert_eq!(found(&store, "beta", None), (vec!["e1".into(), "n1".into()], false));
+        assert_eq!(pending(&store), 0, "the search caught the index up and said nothing");
+        assert_eq!(found(&store, "alpha", Some("stale")), (vec!["e1".into()], false));
+        assert_eq!(found(&store, "gamma", None).0, ["e2"]);
+        assert_eq!(found(&store, "word3", None).0, Vec::<String>::new(), "deleted");
+        assert_eq!(found(&store, "word2", None).0, Vec::<String>::new(), "replaced");
+        Ok(())
+    }
+
+    #[test]
+    fn a_catch_up_whose_commit_is_lost_is_repaired_by_the_next_search(
+    ) -> Result<(), Box<dyn std::error::Error>> {
+        let dir = tempfile::tempdir()?;
+        let store = indexed_store(dir.path());
+        put(&store, &[rec("e1", "alpha beta status: stale")]);
+        // A crash after the catch-up committed tantivy and before redb committed the cleared
+        // keys: the index holds the change at a generation the records never reach.
+        let mut w = store.write()?;
+        assert!(w.catch_up_search()?);
+        drop(w);
+        assert_eq!(pending(&store), 1);
+        put(&store, &[rec("e2", "delta status: stale")]);
+        let (ids, rebuilt) = found(&store, "beta delta", None);
+        assert_eq!(ids, ["e1", "e2"]);
+        assert!(rebuilt, "the index was not at the base generation: rebuilt");
+        assert_eq!(pending(&store), 0);
+        assert_eq!(found(&store, "delta", None), (vec!["e2".into()], false), "then quiet");
+        Ok(())
+    }
+
+    #[test]
+    fn an_index_written_by_a_dropped_write_is_never_taken_for_a_later_commits(
+    ) -> Result<(), Box<dyn std::error::Error>> {
+        let dir = tempfile::tempdir()?;
+        let store = indexed_store(dir.path());
+        // Enough documents to be written to the index before the commit, which never comes.
+        let mut w = store.write()?;
+        for i in 0..=SEARCH_DEFER_MAX {
+            w.put_record(&rec(&format!("x{i}"), "ghost status: verified"))?;
+        }
+        w.update_indexes()?;
+        drop(w);
+        put(&store, &[rec("e1", "alpha ghost status: stale")]);
+        let (ids, rebuilt) = found(&store, "ghost", None);
+        assert_eq!(ids, ["e1"], "only the committed record");
+        assert!(rebuilt);
+        Ok(())
+    }
+
+    #[test]
+    fn many_pending_changes_are_written_by_the_write_that_passes_the_bound(
+    ) -> Result<(), Box<dyn std::error::Error>> {
+        let dir = tempfile::tempdir()?;
+        let store = indexed_store(dir.path());
+        for i in 0..SEARCH_DEFER_MAX {
+            put(&store, &[rec(&format!("p{i}"), "many status: verified")]);
+        }
+        assert_eq!(pending(&store), SEARCH_DEFER_MAX as usize);
+        put(&store, &[rec("last", "many status: stale")]);
+        assert_eq!(pending(&store), 0, "the write past the bound replaced them all");
+        let (ids, rebuilt) = found(&store, "many", None);
+        assert_eq!(ids.len(), SEARCH_DEFER_MAX as usize + 1);
+        assert!(!rebuilt);
+        Ok(())
+    }
+
+    #[test]
+    fn same_topic_candidates_come_from_the_records_for_documents_the_index_holds_stale(
+    ) -> Result<(), Box<dyn std::error::Error>> {
+        let dir = tempfile::tempdir()?;
+        let store = indexed_store(dir.path());
+        put(&store, &[rec("e1", "omega kappa status: stale")]);
+        let mut w = store.write()?;
+        // One change of this transaction's own, not yet anywhere.
+        w.put_record(&rec("e2", "omega sigma status: verified"))?;
+        let ask = |terms: &[&str], min: usize, status: Option<&str>| {
+            let terms: Vec<String> = terms.iter().map(|t| t.to_string()).collect();
+            let mut facets = BTreeMap::new();
+            if let Some(s) = status {
+                facets.insert("status".to_string(), vec![s.to_string()]);
+            }
+            let mut seen = Vec::new();
+            let answered = w
+                .search_sharing(&terms, min, &facets, &mut |n, key| {
+                    seen.push((n, key));
+                    true
+                })
+                .expect("sharing");
+            assert!(answered);
+            let mut ids: Vec<(usize, String)> = seen
+                .into_iter()
+                .map(|(n, k)| (n, w.record(&k).expect("read").expect("held").id))
+                .collect();
+            // Most held first.
+            assert!(ids.windows(2).all(|p| p[0].0 >= p[1].0), "{ids:?}");
+            ids.sort();
+            ids
+        };
+        assert_eq!(ask(&["omega"], 1, None), [(1, "e1".into()), (1, "e2".into())]);
+        assert_eq!(ask(&["omega", "kappa"], 1, None), [(1, "e2".into()), (2, "e1".into())]);
+        assert_eq!(ask(&["omega", "kappa"], 1, Some("verified")), [(1, "e2".into())]);
+        assert_eq!(ask(&["word1", "word2"], 1, None), Vec::<(usize, String)>::new(), "old text");
+        assert_eq!(ask(&["alpha", "word5"], 2, None), [(2, "e5".into())]);
+        let mut first = None;
+        w.search_sharing(&["omega".into(), "kappa".into()], 1, &BTreeMap::new(), &mut |n, k| {
+            first = Some((n, k));
+            false
+        })?;
+        assert_eq!(first, Some((2, rec("e1", "").case_hash())), "a stop is honoured");
+        Ok(())
     }
 
     #[test]

@@ -194,13 +194,37 @@ pub(crate) fn intersect(a: &[u32], b: &[u32]) -> Vec<u32> {
     out
 }
 
-/// Applies removals and additions to a sorted list (both sides need not be sorted).
+/// Applies removals and additions to a sorted list (both sides need not be sorted): every
+/// copy of a removed ordinal goes, and the list ends sorted without duplicates once anything
+/// is added.
+///
+/// A one-record write changes one or two ordinals of lists that can hold nearly every row
+/// (`status: verified` at 100k entries): removals are found by a merge walk against the sorted
+/// removals, and a few additions into a strictly increasing list by binary search, instead of
+/// hashing every ordinal of the list and sorting it again, which was half of a `set`.
 pub(crate) fn apply(list: &mut Vec<u32>, remove: &[u32], add: &[u32]) {
     if !remove.is_empty() {
-        let gone: std::collections::HashSet<u32> = remove.iter().copied().collect();
-        list.retain(|o| !gone.contains(o));
+        let mut gone = remove.to_vec();
+        gone.sort_unstable();
+        let mut next = 0;
+        list.retain(|o| {
+            while next < gone.len() && gone[next] < *o {
+                next += 1;
+            }
+            !(next < gone.len() && gone[next] == *o)
+        });
     }
-    if !add.is_empty() {
+    if add.is_empty() {
+        return;
+    }
+    let strictly_increasing = list.windows(2).all(|w| w[0] < w[1]);
+    if add.len() <= 16 && strictly_increasing {
+        for &o in add {
+            if let Err(at) = list.binary_search(&o) {
+                list.insert(at, o);
+            }
+        }
+    } else {
         list.extend_from_slice(add);
         list.sort_unstable();
         list.dedup();
@@ -242,6 +266,31 @@ mod tests {
             let want: Vec<u32> = a.difference(&b).chain(c.iter()).copied()
                 .collect::<BTreeSet<_>>().into_iter().collect();
             prop_assert_eq!(applied, want);
+        }
+
+        #[test]
+        fn apply_gives_what_hashing_and_sorting_again_gave(
+            list in proptest::collection::vec(0u32..300, 0..200),
+            dedup in any::<bool>(),
+            remove in proptest::collection::vec(0u32..300, 0..20),
+            add in proptest::collection::vec(0u32..300, 0..20),
+        ) {
+            // Sorted, as every stored list is; with duplicates too, which no list should hold.
+            let mut list = list;
+            list.sort_unstable();
+            if dedup {
+                list.dedup();
+            }
+            let mut want = list.clone();
+            let gone: std::collections::HashSet<u32> = remove.iter().copied().collect();
+            want.retain(|o| !gone.contains(o));
+            if !add.is_empty() {
+                want.extend_from_slice(&add);
+                want.sort_unstable();
+                want.dedup();
+            }
+            apply(&mut list, &remove, &add);
+            prop_assert_eq!(list, want);
         }
     }
 

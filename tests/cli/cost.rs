@@ -221,3 +221,71 @@ fn render_check_skips_nothing_that_changed_on_either_side() {
     write_hiding_mtime(&full, &edited);
     assert_eq!(check(&store), [topic("traps-runtime.md")]);
 }
+
+/// How many searchable records a write left for the next reader of the search index.
+fn pending_search_docs(kb: &std::path::Path) -> usize {
+    let store = evokb_store::Store::open_read_only(
+        &kb.join(".evokb"),
+        evokb_export::index::default_indexer(),
+    )
+    .expect("open");
+    store.read().expect("read").search_pending().expect("pending").0.len()
+}
+
+#[test]
+fn a_set_leaves_the_search_index_alone_and_the_next_search_sees_the_change() {
+    let (kb, store) = imported_sample();
+    drop(store);
+    let kb = kb.path();
+    let id = "PL-1.6-copy-floor";
+    let ids = |out: &std::process::Output| -> Vec<String> {
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("search json");
+        v["results"].as_array().expect("results").iter().map(|r| r["id"].to_string()).collect()
+    };
+    let stale = ["search", "copy-floor", "--status", "stale", "--json"];
+    assert!(!ids(&evokb(kb, &stale)).contains(&format!("\"{id}\"")));
+    let set = evokb(kb, &["set", id, "status", "stale"]);
+    assert!(set.status.success(), "{}", stderr(&set));
+    assert_eq!(pending_search_docs(kb), 1, "the set changed one search document and left it");
+    let found = evokb(kb, &stale);
+    assert!(found.status.success(), "{}", stderr(&found));
+    assert!(ids(&found).contains(&format!("\"{id}\"")), "the search sees the new status");
+    assert!(!stderr(&found).contains("search index"), "no rebuild: {}", stderr(&found));
+    assert_eq!(pending_search_docs(kb), 0, "the search brought the index up to date");
+    let verified = ["search", "copy-floor", "--status", "verified", "--json"];
+    assert!(!ids(&evokb(kb, &verified)).contains(&format!("\"{id}\"")));
+}
+
+#[test]
+fn add_finds_a_same_topic_entry_whose_change_the_search_index_does_not_hold_yet() {
+    let (kb, store) = imported_sample();
+    let id = "PL-1.6-copy-floor";
+    let text = store
+        .read()
+        .expect("read")
+        .record_by_id(Kind::Entry, id)
+        .expect("read")
+        .expect("the sample's entry")
+        .text();
+    drop(store);
+    let kb = kb.path();
+    // The family is a filter of the search index: after this, only the pending document says
+    // that the entry is in `zfamily`.
+    let update = evokb(kb, &["update", id, "--set", "family=[zfamily]"]);
+    assert!(update.status.success(), "{}", stderr(&update));
+    assert_eq!(pending_search_docs(kb), 1);
+    let twin = text.replacen(&format!("id: {id}"), "id: PL-1.6-twin", 1).replacen(
+        "family: [elementwise]",
+        "family: [zfamily]",
+        1,
+    );
+    assert!(twin.contains("family: [zfamily]"), "{twin}");
+    let src = kb.join(".evokb/twin.md");
+    std::fs::write(&src, twin).expect("write");
+    let add = evokb(
+        kb,
+        &["add", "--file", &topic("elementwise.md"), src.to_str().expect("utf-8"), "--task", "T"],
+    );
+    assert!(!add.status.success(), "the twin was added: {}", stdout(&add));
+    assert!(stderr(&add).contains(&format!("covers the same topic as '{id}'")), "{}", stderr(&add));
+}

@@ -1,11 +1,14 @@
 //! Full-text search: a tantivy index in `.evokb/search/` over entries, bottleneck patterns,
 //! capability gaps and queue items.
 //!
-//! The index is kept in step with the records by the write transaction that changes them: at
-//! commit, the changed documents are replaced in tantivy (or the whole index is rebuilt when it
-//! is missing or behind), and the commit's *search generation* is stored both in redb and as the
-//! tantivy commit payload. A reader that finds the two disagree, or cannot open the index,
-//! rebuilds it under the write lock and says so.
+//! The index is kept in step with the records through a *search generation*, stored in redb
+//! and as the tantivy commit payload, and a table of pending keys in redb (`store::db`). A
+//! write transaction that changes a few searchable records puts their keys in the pending
+//! table, atomically with the records, and leaves tantivy alone; one that changes many
+//! replaces their documents (and the pending ones) at commit, or rebuilds the index. The next
+//! reader of the index replaces the pending documents first, under the write lock; a reader
+//! that finds the index at neither the records' generation nor the pending keys' base, or
+//! cannot open it, rebuilds it and says so.
 //!
 //! Scoring is tantivy's BM25 over one text field holding id, title and body, tokenised by
 //! [`tokenize::CjkBigramTokenizer`]; each distinct query token is a `Should` term query, and
@@ -105,6 +108,45 @@ pub struct SearchDoc {
     /// The values each filter facet matches, as `(facet, lowercased value)`: a list facet
     /// written `[a, b]` gives two. Facets outside [`FILTER_FACETS`] are ignored.
     pub filters: Vec<(String, String)>,
+}
+
+impl SearchDoc {
+    /// The text the index tokenizes for this document: id, title and body.
+    fn indexed_text(&self) -> String {
+        format!("{} {} {}", self.id, self.title, self.body)
+    }
+
+    /// How many of the distinct `terms` the index would hold for this document: its
+    /// [`Self::indexed_text`] through the index's own tokenizer. A term longer than
+    /// [`MAX_INDEXED_TOKEN_BYTES`] is counted here although the index drops it; callers of
+    /// [`SearchIndex::sharing`] leave such terms out.
+    pub fn terms_held(&self, terms: &[String]) -> usize {
+        let mut a = analyzer();
+        let text = self.indexed_text();
+        let mut ts = a.token_stream(&text);
+        let mut held = BTreeSet::new();
+        while ts.advance() {
+            let t = &ts.token().text;
+            if terms.iter().any(|x| x == t) {
+                held.insert(t.clone());
+            }
+        }
+        held.len()
+    }
+
+    /// Whether the document passes every facet filter as [`SearchIndex::sharing`] and
+    /// [`SearchIndex::search`] apply them: values ORed within a facet, compared lowercased;
+    /// facets ANDed; an empty value list, or a facet outside [`FILTER_FACETS`], filters nothing.
+    pub fn matches_facets(&self, facets: &BTreeMap<String, Vec<String>>) -> bool {
+        facets.iter().all(|(facet, values)| {
+            !FILTER_FACETS.contains(&facet.as_str())
+                || values.is_empty()
+                || values.iter().any(|v| {
+                    let v = v.to_lowercase();
+                    self.filters.iter().any(|(f, x)| f == facet && *x == v)
+                })
+        })
+    }
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -280,7 +322,7 @@ impl SearchIndex {
             let mut doc = TantivyDocument::default();
             doc.add_bytes(f.key, &d.key.0[..]);
             doc.add_text(f.id, &d.id);
-            doc.add_text(f.text, format!("{} {} {}", d.id, d.title, d.body));
+            doc.add_text(f.text, d.indexed_text());
             for (facet, value) in &d.filters {
                 if let Some(i) = FILTER_FACETS.iter().position(|x| x == facet) {
                     doc.add_text(f.filters[i], value);
