@@ -346,8 +346,10 @@ fn stage_and_swap(
     let next = AtomicUsize::new(0);
     let failed = AtomicBool::new(false);
     let done = AtomicUsize::new(0);
+    // What one thread staged (each temporary with the index of its file) and its failure.
     type Staged = Vec<(usize, std::path::PathBuf)>;
-    let results: Mutex<Vec<(Staged, Option<(usize, RenderError)>)>> = Mutex::new(Vec::new());
+    type Outcome = (Staged, Option<(usize, RenderError)>);
+    let results: Mutex<Vec<Outcome>> = Mutex::new(Vec::new());
     let stage = |between: &mut dyn FnMut()| {
         let mut mine: Staged = Vec::new();
         let mut buf = Vec::new();
