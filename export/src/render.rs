@@ -25,6 +25,13 @@ pub struct RenderedFile {
     pub layout: FileLayout,
 }
 
+/// Every record in key order, with the key of each at the same position.
+pub type KeyedRecords = (Vec<CaseHash>, Vec<Record>);
+
+/// How [`write_all_atomic_with`] gets a file's bytes: `fill(i, buf)` appends the bytes of the
+/// file at index `i` to the empty buffer `buf`.
+pub type FillFile<'a> = dyn Fn(usize, &mut Vec<u8>) -> Result<(), RenderError> + Sync + 'a;
+
 /// Read access needed to render; implemented by both transaction kinds and by [`Overlay`].
 pub trait RecordSource {
     /// The record under `key`.
@@ -39,7 +46,7 @@ pub trait RecordSource {
     fn meta_value(&self, key: &str) -> Result<Option<Vec<u8>>, StoreError>;
     /// Every record in key order with its key, when the source reads them all faster than
     /// one lookup each (a transaction decodes them on every core); `None` when it does not.
-    fn all_records(&self) -> Result<Option<(Vec<CaseHash>, Vec<Record>)>, StoreError> {
+    fn all_records(&self) -> Result<Option<KeyedRecords>, StoreError> {
         Ok(None)
     }
 }
@@ -62,7 +69,7 @@ macro_rules! source_for_txn {
             fn meta_value(&self, key: &str) -> Result<Option<Vec<u8>>, StoreError> {
                 <$t>::meta_value(self, key)
             }
-            fn all_records(&self) -> Result<Option<(Vec<CaseHash>, Vec<Record>)>, StoreError> {
+            fn all_records(&self) -> Result<Option<KeyedRecords>, StoreError> {
                 self.keyed_records_in_parallel(cores()).map(Some)
             }
         }
@@ -286,7 +293,7 @@ pub fn write_all_atomic(root: &Path, files: &[(&str, &[u8])]) -> Result<(), Rend
 pub fn write_all_atomic_with(
     root: &Path,
     paths: &[&str],
-    fill: &(dyn Fn(usize, &mut Vec<u8>) -> Result<(), RenderError> + Sync),
+    fill: &FillFile<'_>,
     progress: &dyn evokb_store::Progress,
 ) -> Result<(), RenderError> {
     #[cfg(target_os = "linux")]
@@ -319,7 +326,7 @@ pub fn write_all_atomic_with(
 fn stage_and_swap(
     root: &Path,
     paths: &[&str],
-    fill: &(dyn Fn(usize, &mut Vec<u8>) -> Result<(), RenderError> + Sync),
+    fill: &FillFile<'_>,
     progress: &dyn evokb_store::Progress,
     staged: &mut Vec<(std::path::PathBuf, std::path::PathBuf)>,
 ) -> Result<(), RenderError> {
