@@ -25,6 +25,13 @@ pub struct RenderedFile {
     pub layout: FileLayout,
 }
 
+/// Every record in key order, with the key of each at the same position.
+pub type KeyedRecords = (Vec<CaseHash>, Vec<Record>);
+
+/// How [`write_all_atomic_with`] gets a file's bytes: `fill(i, buf)` appends the bytes of the
+/// file at index `i` to the empty buffer `buf`.
+pub type FillFile<'a> = dyn Fn(usize, &mut Vec<u8>) -> Result<(), RenderError> + Sync + 'a;
+
 /// Read access needed to render; implemented by both transaction kinds and by [`Overlay`].
 pub trait RecordSource {
     /// The record under `key`.
@@ -37,6 +44,11 @@ pub trait RecordSource {
     fn pending_tallies(&self) -> Result<Vec<(String, Tally)>, StoreError>;
     /// A store-wide setting (see [`evokb_store::ReadTxn::meta_value`]).
     fn meta_value(&self, key: &str) -> Result<Option<Vec<u8>>, StoreError>;
+    /// Every record in key order with its key, when the source reads them all faster than
+    /// one lookup each (a transaction decodes them on every core); `None` when it does not.
+    fn all_records(&self) -> Result<Option<KeyedRecords>, StoreError> {
+        Ok(None)
+    }
 }
 
 macro_rules! source_for_txn {
@@ -57,8 +69,17 @@ macro_rules! source_for_txn {
             fn meta_value(&self, key: &str) -> Result<Option<Vec<u8>>, StoreError> {
                 <$t>::meta_value(self, key)
             }
+            fn all_records(&self) -> Result<Option<KeyedRecords>, StoreError> {
+                self.keyed_records_in_parallel(cores()).map(Some)
+            }
         }
     };
+}
+
+/// The number of threads that decode records or write files: one per core, at most four
+/// (the files of one directory are created one at a time by the file system anyway).
+fn cores() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get()).clamp(1, 4)
 }
 
 source_for_txn!(ReadTxn);
@@ -147,43 +168,88 @@ pub fn render_all(txn: &dyn RecordSource) -> Result<Vec<RenderedFile>, RenderErr
 }
 
 /// [`render_all`], reporting each file rendered to `progress` (phase `rendering files`).
-///
-/// The records are read once each in key order before any file is rendered, rather than
-/// looked up in file order: file order visits the records table at random, and at 100k
-/// entries each such lookup read (and allocated) a page of its own.
 pub fn render_all_with_progress(
     txn: &dyn RecordSource,
     progress: &dyn evokb_store::Progress,
 ) -> Result<Vec<RenderedFile>, RenderError> {
     let layouts = txn.layouts()?;
-    let mut keys: Vec<CaseHash> = layouts
-        .iter()
-        .flat_map(|l| l.items.iter())
-        .filter_map(|i| match i {
-            LayoutItem::Record(k) => Some(*k),
-            LayoutItem::Prose(_) => None,
-        })
-        .collect();
-    keys.sort_unstable_by_key(|k| k.0);
-    keys.dedup();
-    let mut texts: HashMap<CaseHash, String> = HashMap::with_capacity(keys.len());
-    for key in keys {
-        if let Some(rec) = txn.get(&key)? {
-            let mut text = String::new();
-            rec.write_text(&mut text);
-            texts.insert(key, text);
-        }
-    }
+    let records = Held::read(txn, &layouts)?;
     let mut out = Vec::with_capacity(layouts.len());
     progress.phase("rendering files", layouts.len() as u64);
     for layout in layouts {
         progress.advance(1);
         let mut text = String::new();
+        records.render(&layout, &mut text)?;
+        out.push(RenderedFile { path: layout.path.clone(), text, layout });
+    }
+    drop_elsewhere(records);
+    Ok(out)
+}
+
+/// Drops `value` on a thread of its own: freeing a whole store's records takes a tenth of a
+/// second at 100k entries, which a command about to print its result and exit need not wait
+/// for. When no thread can be started, the value is dropped here instead.
+pub(crate) fn drop_elsewhere<T: Send + 'static>(value: T) {
+    let _ = std::thread::Builder::new().spawn(move || drop(value));
+}
+
+/// The records the layouts of a whole-store render name, read before any file is rendered,
+/// found by key.
+pub(crate) struct Held {
+    records: Vec<Record>,
+    /// Each key's position in `records`.
+    at: HashMap<CaseHash, usize>,
+}
+
+impl Held {
+    /// Reads the records `layouts` name: all of them at once when the source can
+    /// ([`RecordSource::all_records`]), else each once in key order rather than in file
+    /// order, since file order visits the records table at random and at 100k entries each
+    /// such lookup read (and allocated) a page of its own.
+    pub(crate) fn read(src: &dyn RecordSource, layouts: &[FileLayout]) -> Result<Held, StoreError> {
+        if let Some((keys, records)) = src.all_records()? {
+            let at = keys.into_iter().enumerate().map(|(i, k)| (k, i)).collect();
+            return Ok(Held { records, at });
+        }
+        let mut keys: Vec<CaseHash> = layouts
+            .iter()
+            .flat_map(|l| l.items.iter())
+            .filter_map(|i| match i {
+                LayoutItem::Record(k) => Some(*k),
+                LayoutItem::Prose(_) => None,
+            })
+            .collect();
+        keys.sort_unstable_by_key(|k| k.0);
+        keys.dedup();
+        let mut held = Held { records: Vec::with_capacity(keys.len()), at: HashMap::new() };
+        for key in keys {
+            if let Some(rec) = src.get(&key)? {
+                held.at.insert(key, held.records.len());
+                held.records.push(rec);
+            }
+        }
+        Ok(held)
+    }
+
+    /// The first record a layout names that is not held, as the error rendering it gives.
+    pub(crate) fn dangling(&self, layouts: &[FileLayout]) -> Option<RenderError> {
+        layouts.iter().find_map(|layout| {
+            layout.items.iter().find_map(|item| match item {
+                LayoutItem::Record(key) if !self.at.contains_key(key) => {
+                    Some(RenderError::Dangling { path: layout.path.clone(), key: key.to_hex() })
+                }
+                _ => None,
+            })
+        })
+    }
+
+    /// Appends the text of `layout` to `out`.
+    pub(crate) fn render(&self, layout: &FileLayout, out: &mut String) -> Result<(), RenderError> {
         for item in &layout.items {
             match item {
-                LayoutItem::Prose(p) => text.push_str(p),
-                LayoutItem::Record(key) => match texts.get(key) {
-                    Some(t) => text.push_str(t),
+                LayoutItem::Prose(p) => out.push_str(p),
+                LayoutItem::Record(key) => match self.at.get(key) {
+                    Some(&i) => self.records[i].write_text(out),
                     None => {
                         return Err(RenderError::Dangling {
                             path: layout.path.clone(),
@@ -193,9 +259,8 @@ pub fn render_all_with_progress(
                 },
             }
         }
-        out.push(RenderedFile { path: layout.path.clone(), text, layout });
+        Ok(())
     }
-    Ok(out)
 }
 
 /// Writes many files under `root` (each `(relative path, bytes)`), each atomically as
@@ -206,10 +271,35 @@ pub fn render_all_with_progress(
 /// [`write_atomic`]; the temporaries of a killed run are dot-files named after its process.
 /// Without `syncfs` (not Linux), each file goes through [`write_atomic`].
 pub fn write_all_atomic(root: &Path, files: &[(&str, &[u8])]) -> Result<(), RenderError> {
+    let paths: Vec<&str> = files.iter().map(|(p, _)| *p).collect();
+    write_all_atomic_with(
+        root,
+        &paths,
+        &|i, buf| {
+            buf.extend_from_slice(files[i].1);
+            Ok(())
+        },
+        &evokb_store::Silent,
+    )
+}
+
+/// [`write_all_atomic`] for the files at `paths`, each file's bytes made by `fill(i, buf)`
+/// (`i` its index in `paths`) into an empty buffer of the writing thread's own just before the
+/// file is written: the files are made and written on up to four threads at once, so one
+/// thread makes or writes a file while the file system creates another, and they are never
+/// all held in memory. Every directory is created once, before any file. The targets are
+/// renamed in the order of `paths`; when several files fail, the error reported is that of
+/// the first of them in that order. `progress` is advanced by each file staged.
+pub fn write_all_atomic_with(
+    root: &Path,
+    paths: &[&str],
+    fill: &FillFile<'_>,
+    progress: &dyn evokb_store::Progress,
+) -> Result<(), RenderError> {
     #[cfg(target_os = "linux")]
     {
         let mut staged: Vec<(std::path::PathBuf, std::path::PathBuf)> = Vec::new();
-        let result = stage_and_swap(root, files, &mut staged);
+        let result = stage_and_swap(root, paths, fill, progress, &mut staged);
         if result.is_err() {
             for (tmp, _) in &staged {
                 let _ = std::fs::remove_file(tmp);
@@ -219,33 +309,111 @@ pub fn write_all_atomic(root: &Path, files: &[(&str, &[u8])]) -> Result<(), Rend
     }
     #[cfg(not(target_os = "linux"))]
     {
-        for (rel, bytes) in files {
-            write_atomic(&root.join(rel), bytes, None)?;
+        let mut buf = Vec::new();
+        for (i, rel) in paths.iter().enumerate() {
+            buf.clear();
+            fill(i, &mut buf)?;
+            write_atomic(&root.join(rel), &buf, None)?;
+            progress.advance(1);
         }
         Ok(())
     }
 }
 
-/// The steps of [`write_all_atomic`]; `staged` collects the temporaries written so far (for
-/// the caller to remove on failure) with their targets.
+/// The steps of [`write_all_atomic_with`]; `staged` collects the temporaries written (for the
+/// caller to remove on failure) with their targets, in the order of `paths`.
 #[cfg(target_os = "linux")]
 fn stage_and_swap(
     root: &Path,
-    files: &[(&str, &[u8])],
+    paths: &[&str],
+    fill: &FillFile<'_>,
+    progress: &dyn evokb_store::Progress,
     staged: &mut Vec<(std::path::PathBuf, std::path::PathBuf)>,
 ) -> Result<(), RenderError> {
+    use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+    use std::sync::Mutex;
     let pid = std::process::id();
-    std::fs::create_dir_all(root)
-        .map_err(|source| RenderError::Io { path: root.into(), source })?;
-    for (rel, bytes) in files {
-        let path = root.join(rel);
-        let io = |source| RenderError::Io { path: path.clone(), source };
-        let dir = path.parent().unwrap_or(root);
-        std::fs::create_dir_all(dir).map_err(io)?;
+    let targets: Vec<std::path::PathBuf> = paths.iter().map(|rel| root.join(rel)).collect();
+    // Each directory once: at 100k entries 5,000 files share one directory, and asking for it
+    // per file was two system calls each.
+    let mut dirs: Vec<&Path> = targets.iter().map(|p| p.parent().unwrap_or(root)).collect();
+    dirs.push(root);
+    dirs.sort_unstable();
+    dirs.dedup();
+    for dir in dirs {
+        std::fs::create_dir_all(dir)
+            .map_err(|source| RenderError::Io { path: dir.into(), source })?;
+    }
+    let tmp_of = |path: &Path| {
         let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("file");
-        let tmp = dir.join(format!(".{name}.evokb-tmp-{pid}"));
-        staged.push((tmp.clone(), path.clone()));
-        std::fs::write(&tmp, bytes).map_err(io)?;
+        path.parent().unwrap_or(root).join(format!(".{name}.evokb-tmp-{pid}"))
+    };
+    // Files are taken one at a time by whichever thread is free; each thread keeps what it
+    // staged and its first failure, and all stop taking files once one has failed.
+    let next = AtomicUsize::new(0);
+    let failed = AtomicBool::new(false);
+    let done = AtomicUsize::new(0);
+    // What one thread staged (each temporary with the index of its file) and its failure.
+    type Staged = Vec<(usize, std::path::PathBuf)>;
+    type Outcome = (Staged, Option<(usize, RenderError)>);
+    let results: Mutex<Vec<Outcome>> = Mutex::new(Vec::new());
+    let stage = |between: &mut dyn FnMut()| {
+        let mut mine: Staged = Vec::new();
+        let mut buf = Vec::new();
+        let mut error = None;
+        while !failed.load(Ordering::Relaxed) {
+            let i = next.fetch_add(1, Ordering::Relaxed);
+            let Some(path) = targets.get(i) else { break };
+            let tmp = tmp_of(path);
+            buf.clear();
+            let wrote = fill(i, &mut buf).and_then(|()| {
+                // Staged before the write, so a partial temporary is removed too.
+                mine.push((i, tmp.clone()));
+                std::fs::write(&tmp, &buf)
+                    .map_err(|source| RenderError::Io { path: path.clone(), source })
+            });
+            if let Err(e) = wrote {
+                failed.store(true, Ordering::Relaxed);
+                error = Some((i, e));
+                break;
+            }
+            done.fetch_add(1, Ordering::Relaxed);
+            between();
+        }
+        // A poisoned lock means another writer panicked; its panic ends the scope anyway.
+        if let Ok(mut r) = results.lock() {
+            r.push((mine, error));
+        }
+    };
+    // The bar moves on this thread only (a progress need not be shareable), by the files
+    // every thread has staged.
+    let mut reported = 0;
+    let mut report = || {
+        let now = done.load(Ordering::Relaxed);
+        progress.advance((now - reported) as u64);
+        reported = now;
+    };
+    std::thread::scope(|scope| {
+        for _ in 1..cores().min(targets.len().max(1)) {
+            scope.spawn(|| stage(&mut || {}));
+        }
+        stage(&mut report);
+    });
+    report();
+    let mut all: Staged = Vec::with_capacity(targets.len());
+    let mut first_error: Option<(usize, RenderError)> = None;
+    for (mine, error) in results.into_inner().unwrap_or_default() {
+        all.extend(mine);
+        if let Some((i, e)) = error {
+            if first_error.as_ref().is_none_or(|(j, _)| i < *j) {
+                first_error = Some((i, e));
+            }
+        }
+    }
+    all.sort_unstable_by_key(|(i, _)| *i);
+    staged.extend(all.into_iter().map(|(i, tmp)| (tmp, targets[i].clone())));
+    if let Some((_, e)) = first_error {
+        return Err(e);
     }
     sync_file_system(root)?;
     for (tmp, path) in staged.iter() {

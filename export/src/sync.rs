@@ -29,7 +29,9 @@ use crate::error::{Conflict, ImportError, RenderError};
 use crate::fsread::read_managed;
 use crate::layout::{Layout, ManagedFile};
 use crate::parse::{parse_file, ParsedFile};
-use crate::render::{render_all_with_progress, write_atomic, Overlay, RecordSource, RenderedFile};
+use crate::render::{
+    render_all_with_progress, write_atomic, Held, Overlay, RecordSource, RenderedFile,
+};
 use crate::text::decode_utf8;
 
 /// Which side wins a conflict.
@@ -863,17 +865,37 @@ pub fn render_to_with_progress(
     let mut w = store.write()?;
     let plan = derive.plan(&w)?;
     derive::apply(&mut w, &plan)?;
-    let files = render_all_with_progress(&w, progress)?;
-    progress.phase("writing files", files.len() as u64);
+    let layouts = w.files()?;
+    progress.phase("reading records", 0);
+    let records = Held::read(&w, &layouts)?;
+    // Every file renders, or nothing is written: a dangling reference is found before the
+    // first file is made.
+    if let Some(err) = records.dangling(&layouts) {
+        return Err(err);
+    }
+    let repros = crate::repro::contents_to_write(&w)?;
+    progress.phase("writing files", layouts.len() as u64);
     // Written as one batch: each file still replaces its target atomically, with one flush of
     // the file system for all of them rather than two fsyncs per file (5,000 files at 100k).
-    let mut batch: Vec<(&str, &[u8])> =
-        files.iter().map(|f| (f.path.as_str(), f.text.as_bytes())).collect();
-    let repros = crate::repro::contents_to_write(&w)?;
-    batch.extend(repros.iter().map(|(p, b)| (p.as_str(), b.as_slice())));
-    crate::render::write_all_atomic(out, &batch)?;
-    progress.advance(files.len() as u64);
-    let written = batch.iter().map(|(p, _)| p.to_string()).collect();
+    // Each file is rendered by the thread that writes it, just before it is written.
+    let mut paths: Vec<&str> = layouts.iter().map(|l| l.path.as_str()).collect();
+    paths.extend(repros.iter().map(|(p, _)| p.as_str()));
+    let fill = |i: usize, buf: &mut Vec<u8>| match layouts.get(i) {
+        Some(layout) => {
+            // The buffer is empty, so it is text; it goes back with its capacity.
+            let mut text = String::from_utf8(std::mem::take(buf)).unwrap_or_default();
+            let rendered = records.render(layout, &mut text);
+            *buf = text.into_bytes();
+            rendered
+        }
+        None => {
+            buf.extend_from_slice(&repros[i - layouts.len()].1);
+            Ok(())
+        }
+    };
+    crate::render::write_all_atomic_with(out, &paths, &fill, progress)?;
+    let written = paths.iter().map(|p| p.to_string()).collect();
     w.commit()?;
+    crate::render::drop_elsewhere((records, layouts));
     Ok(written)
 }

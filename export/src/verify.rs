@@ -4,8 +4,12 @@
 //! the facet index holds exactly the rows the records give.
 
 use std::collections::{BTreeMap, HashMap};
+use std::sync::atomic::{AtomicU32, AtomicU64, AtomicUsize, Ordering};
 
-use evokb_store::{CaseHash, FileLayout, Kind, LayoutItem, Progress, Silent, Store, StoreError};
+use evokb_store::{
+    CaseHash, ExpectedRows, FileLayout, Kind, LayoutItem, Progress, Record, Silent, Store,
+    StoreError,
+};
 
 use crate::parse::parse_file;
 
@@ -23,10 +27,11 @@ pub struct VerifyReport {
 /// Checks the store's integrity.
 ///
 /// Every record is read and decoded once, on all the machine's cores (its decode checks that
-/// it is stored under the key of its kind and id); the round trip, the facet index check and
-/// the digest all work from those records in memory. The round trip of the files is shared
-/// out over the cores in small batches, and the facet check and the digest run on the calling
-/// thread meanwhile, which then takes batches too, so no core waits while another has work.
+/// it is stored under the key of its kind and id); every check works from those records in
+/// memory. The per-file work is shared out over the cores in small batches, in two passes:
+/// first the facet rows each file's records give (while this thread hashes the digest), then
+/// each file's placement check and round trip (while this thread holds the facet index to
+/// those rows). This thread then takes batches too, so no core waits while another has work.
 pub fn verify(store: &Store) -> Result<VerifyReport, StoreError> {
     verify_with_progress(store, &Silent)
 }
@@ -42,7 +47,7 @@ pub fn verify_with_progress(
     progress.phase("reading records", 0);
     let lay = crate::layout::Layout::of(&txn)?;
     let mut problems = Vec::new();
-    let records = match txn.records_in_parallel(cores()) {
+    let (keys, records) = match txn.keyed_records_in_parallel(cores()) {
         Ok(r) => r,
         Err(err @ StoreError::Corrupted { .. }) => {
             problems.push(err.to_string());
@@ -52,45 +57,70 @@ pub fn verify_with_progress(
     };
     let layouts = txn.files()?;
     let mut counts = BTreeMap::new();
-    let mut placed: HashMap<CaseHash, usize> = HashMap::new();
     for rec in &records {
         *counts.entry(rec.kind).or_insert(0) += 1;
     }
-    let by_key: HashMap<CaseHash, &evokb_store::Record> =
-        records.iter().map(|r| (r.case_hash(), r)).collect();
+    let held =
+        Held { at: keys.iter().enumerate().map(|(i, k)| (*k, i)).collect(), records: &records };
+    let get = |key: &CaseHash| held.get(key);
+
+    // The facet rows of every file; the digest needs no file's work, so it is hashed meanwhile.
+    let maker = txn.facet_row_maker();
+    let make_rows = |run: &[FileLayout]| -> Vec<ExpectedRows> {
+        run.iter().map(|l| maker.rows_of(l, &get)).collect()
+    };
+    let (rows, digest) =
+        share_out(&layouts, &make_rows, None, || txn.digest_of(&records, &layouts));
+    let digest = digest?;
+    let expected: Option<Vec<ExpectedRows>> = rows
+        .into_iter()
+        .collect::<Option<Vec<Vec<ExpectedRows>>>>()
+        .map(|r| r.into_iter().flatten().collect());
+
+    // Each file's placement and round trip, counting where each record is placed; the facet
+    // index is held to the rows meanwhile.
     progress.phase("verifying files", layouts.len() as u64);
-    for layout in &layouts {
-        for item in &layout.items {
-            let LayoutItem::Record(key) = item else {
-                continue;
-            };
-            *placed.entry(*key).or_insert(0) += 1;
-            match by_key.get(key) {
-                None => problems.push(format!(
-                    "the layout of '{}' names record {} which the store does not hold",
-                    layout.path,
-                    key.to_hex()
-                )),
-                Some(rec) if rec.file != layout.path => problems.push(format!(
-                    "{} '{}' belongs to '{}' but is placed in '{}'",
-                    rec.kind, rec.id, rec.file, layout.path
-                )),
-                Some(_) => {}
+    let placed: Vec<AtomicU32> = records.iter().map(|_| AtomicU32::new(0)).collect();
+    let check_files = |run: &[FileLayout]| {
+        let (mut misplaced, mut differ, mut crashed) = (Vec::new(), Vec::new(), false);
+        // One buffer for the text of every file of the batch.
+        let mut text = String::new();
+        for layout in run {
+            placement(layout, &held, &placed, &mut misplaced);
+            // A round trip that panics (a bug in render or parse) costs its own file only:
+            // the placement of the rest of the batch is still counted.
+            let file = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                round_trip(&lay, layout, &get, &mut text)
+            }));
+            match file {
+                Ok(found) => differ.extend(found),
+                Err(_) => crashed = true,
             }
         }
-    }
-    // The facet check and the digest read only the transaction, the round trip only the
-    // records in memory: they run while the round-trip workers do, not after them.
-    let mut whole_store = None;
-    let round_trip = round_trip_all(&lay, &layouts, &by_key, progress, || {
-        whole_store = Some(
-            txn.check_facet_index_of(&layouts, &by_key)
-                .and_then(|facets| Ok((facets, txn.digest_of(&records, &layouts)?))),
-        );
+        (misplaced, differ, crashed)
+    };
+    let (checked, facets) = share_out(&layouts, &check_files, Some(progress), || {
+        expected.map(|rows| txn.check_facet_index_with(&layouts, rows))
     });
-    problems.extend(round_trip);
-    for rec in &records {
-        let n = placed.get(&rec.case_hash()).copied().unwrap_or(0);
+    let mut differ = Vec::new();
+    let mut crashed = false;
+    for batch in checked {
+        match batch {
+            Some((misplaced, d, c)) => {
+                problems.extend(misplaced);
+                differ.extend(d);
+                crashed |= c;
+            }
+            None => crashed = true,
+        }
+    }
+    problems.extend(differ);
+    // A thread that panicked is a bug in render or parse; say so rather than lose it.
+    if crashed {
+        problems.push("a round-trip worker crashed (a bug in render or parse)".to_string());
+    }
+    for (rec, n) in records.iter().zip(&placed) {
+        let n = n.load(Ordering::Relaxed);
         if rec.kind != Kind::Repro && n != 1 {
             problems.push(format!(
                 "{} '{}' is placed {n} times in file layouts, expected once",
@@ -110,16 +140,31 @@ pub fn verify_with_progress(
             ));
         }
     }
-    let (facets, digest) = match whole_store {
-        Some(done) => done?,
-        None => (txn.check_facet_index_of(&layouts, &by_key)?, txn.digest_of(&records, &layouts)?),
+    let facets = match facets {
+        Some(found) => found?,
+        None => vec!["making the facet rows of the records crashed (a bug in the indexer)".into()],
     };
     // The facet index is derived data; a disagreement is reported with the command that
     // rebuilds it rather than as damage to the records.
     for p in facets {
         problems.push(format!("{p} (run 'evokb rebuild' to rebuild the index)"));
     }
+    let Held { at, .. } = held;
+    crate::render::drop_elsewhere((records, at, layouts));
     Ok(VerifyReport { counts, digest, problems })
+}
+
+/// The records in memory, found by key.
+struct Held<'a> {
+    records: &'a [Record],
+    /// Each key's position in `records`.
+    at: HashMap<CaseHash, usize>,
+}
+
+impl Held<'_> {
+    fn get(&self, key: &CaseHash) -> Option<&Record> {
+        self.at.get(key).map(|&i| &self.records[i])
+    }
 }
 
 /// The number of threads a whole-store check uses: one per core, at most eight.
@@ -127,118 +172,121 @@ fn cores() -> usize {
     std::thread::available_parallelism().map_or(1, |n| n.get()).clamp(1, 8)
 }
 
-/// Files per batch of the round trip: small enough that the threads finish together, large
-/// enough that taking a batch costs nothing beside checking it.
+/// Files per batch: small enough that the threads finish together, large enough that taking
+/// a batch costs nothing beside checking it.
 const BATCH: usize = 16;
 
-/// The round-trip problems of every file, in path order: each layout is rendered from the
-/// records in memory and parsed back. Render and parse are pure, so the files are checked in
-/// batches of [`BATCH`] by whichever thread takes the next one: one worker per core but one,
-/// and this thread once it has run `meanwhile` (the whole-store checks that need no worker).
-/// Each batch's findings are kept under its number and joined in batch order, so the report
-/// does not depend on the number of threads or on who checked what. This thread passes the
-/// workers' count of finished files on to `progress` (which need not be shareable across
-/// threads) between its own batches and while it waits for the last ones.
-fn round_trip_all(
-    lay: &crate::layout::Layout,
+/// Runs `work` over `layouts` in batches of [`BATCH`], taken by whichever thread is free: one
+/// worker per core but one, and this thread once it has run `meanwhile` (whole-store work that
+/// needs no batch). Returns each batch's result in batch order, so nothing depends on the
+/// number of threads or on who did what (`None` for a batch whose work panicked), and what
+/// `meanwhile` returned. This thread passes the count of finished files on to `progress`
+/// (which need not be shareable across threads) between its own batches and while it waits
+/// for the last ones.
+fn share_out<T: Send, M>(
     layouts: &[FileLayout],
-    by_key: &HashMap<CaseHash, &evokb_store::Record>,
-    progress: &dyn Progress,
-    meanwhile: impl FnOnce(),
-) -> Vec<String> {
-    use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+    work: &(dyn Fn(&[FileLayout]) -> T + Sync),
+    progress: Option<&dyn Progress>,
+    meanwhile: impl FnOnce() -> M,
+) -> (Vec<Option<T>>, M) {
     let batches = layouts.len().div_ceil(BATCH);
     let next = AtomicUsize::new(0);
     let done = AtomicU64::new(0);
-    // Takes batches until none is left: the findings of each, by batch number.
-    let work = || {
-        let mut found: Vec<(usize, Vec<String>)> = Vec::new();
+    // Takes batches until none is left, calling `between` after each: the result of each
+    // batch, by batch number.
+    let take = |between: &mut dyn FnMut()| {
+        let mut found: Vec<(usize, Option<T>)> = Vec::new();
         loop {
             let b = next.fetch_add(1, Ordering::Relaxed);
             if b >= batches {
                 break;
             }
             let run = &layouts[b * BATCH..((b + 1) * BATCH).min(layouts.len())];
-            let mut problems = Vec::new();
-            for l in run {
-                problems.extend(round_trip(lay, l, by_key));
-            }
+            let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| work(run)));
             done.fetch_add(run.len() as u64, Ordering::Relaxed);
-            found.push((b, problems));
+            found.push((b, result.ok()));
+            between();
         }
         found
     };
-    // A thread that panicked is a bug in render or parse; say so rather than lose it.
-    let crashed = || vec!["a round-trip worker crashed (a bug in render or parse)".to_string()];
     std::thread::scope(|scope| {
-        let workers: Vec<_> = (1..cores()).map(|_| scope.spawn(work)).collect();
-        meanwhile();
+        let workers: Vec<_> = (1..cores()).map(|_| scope.spawn(|| take(&mut || {}))).collect();
+        let m = meanwhile();
         let mut reported = 0;
         let mut report = || {
-            let now = done.load(Ordering::Relaxed);
-            progress.advance(now - reported);
-            reported = now;
+            if let Some(p) = progress {
+                let now = done.load(Ordering::Relaxed);
+                p.advance(now - reported);
+                reported = now;
+            }
         };
-        let mut found: Vec<(usize, Vec<String>)> = Vec::new();
-        let mut failures = Vec::new();
         // This thread's own batches, one at a time so the bar moves between them.
-        loop {
-            let b = next.fetch_add(1, Ordering::Relaxed);
-            if b >= batches {
-                break;
-            }
-            let run = &layouts[b * BATCH..((b + 1) * BATCH).min(layouts.len())];
-            let checked = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                run.iter().filter_map(|l| round_trip(lay, l, by_key)).collect::<Vec<_>>()
-            }));
-            match checked {
-                Ok(problems) => found.push((b, problems)),
-                Err(_) => failures = crashed(),
-            }
-            done.fetch_add(run.len() as u64, Ordering::Relaxed);
-            report();
-        }
+        let mut found = take(&mut report);
         while !workers.iter().all(|h| h.is_finished()) {
             report();
             std::thread::sleep(std::time::Duration::from_millis(20));
         }
         report();
         for h in workers {
-            match h.join() {
-                Ok(theirs) => found.extend(theirs),
-                Err(_) => failures = crashed(),
-            }
+            // Every batch's panic is caught, so a worker ends normally.
+            found.extend(h.join().unwrap_or_default());
         }
         found.sort_unstable_by_key(|(b, _)| *b);
-        let mut out: Vec<String> = found.into_iter().flat_map(|(_, p)| p).collect();
-        out.extend(failures);
-        out
+        (found.into_iter().map(|(_, r)| r).collect(), m)
     })
 }
 
-/// What is wrong with one file's round trip, if anything.
-fn round_trip(
+/// Checks where `layout` places each record: that the store holds it and that it belongs to
+/// this file; counts the placement in `placed` (by the record's position) and reports
+/// problems into `out`.
+fn placement(layout: &FileLayout, held: &Held<'_>, placed: &[AtomicU32], out: &mut Vec<String>) {
+    for item in &layout.items {
+        let LayoutItem::Record(key) = item else {
+            continue;
+        };
+        let Some(&i) = held.at.get(key) else {
+            out.push(format!(
+                "the layout of '{}' names record {} which the store does not hold",
+                layout.path,
+                key.to_hex()
+            ));
+            continue;
+        };
+        placed[i].fetch_add(1, Ordering::Relaxed);
+        let rec = &held.records[i];
+        if rec.file != layout.path {
+            out.push(format!(
+                "{} '{}' belongs to '{}' but is placed in '{}'",
+                rec.kind, rec.id, rec.file, layout.path
+            ));
+        }
+    }
+}
+
+/// What is wrong with one file's round trip, if anything; `text` is a buffer to render into.
+fn round_trip<'r>(
     lay: &crate::layout::Layout,
     layout: &FileLayout,
-    by_key: &HashMap<CaseHash, &evokb_store::Record>,
+    get: &dyn Fn(&CaseHash) -> Option<&'r Record>,
+    text: &mut String,
 ) -> Option<String> {
     let Some(role) = lay.role_of(&layout.path) else {
         return Some(format!("'{}' is not a managed file path", layout.path));
     };
-    let mut text = String::new();
+    text.clear();
     for item in &layout.items {
         match item {
             LayoutItem::Prose(p) => text.push_str(p),
             // A dangling reference is reported by the placement check.
-            LayoutItem::Record(key) => by_key.get(key)?.write_text(&mut text),
+            LayoutItem::Record(key) => get(key)?.write_text(text),
         }
     }
-    let (parsed, diags) = parse_file(role, &layout.path, &text);
+    let (parsed, diags) = parse_file(role, &layout.path, text);
     if let Some(d) = diags.iter().find(|d| d.is_error()) {
         return Some(format!("'{}' renders to text that does not parse: {d}", layout.path));
     }
     let differs = parsed.layout != *layout
-        || parsed.records.iter().any(|pr| by_key.get(&pr.record.case_hash()) != Some(&&pr.record));
+        || parsed.records.iter().any(|pr| get(&pr.record.case_hash()) != Some(&pr.record));
     differs.then(|| {
         format!(
             "'{}' renders to text that imports as different records (render and import disagree)",

@@ -924,6 +924,92 @@ macro_rules! open_or_return {
 /// Read access shared by both transaction kinds.
 macro_rules! read_methods {
     () => {
+        /// Every record, in key order, as `records` returns them, decoded on up to
+        /// `threads` threads: this thread copies the stored values out in key order, and each
+        /// thread decodes one contiguous run of them with a decompressor of its own. Decoding
+        /// (unpacking, bincode, the key check) is most of the cost of reading every record, so a
+        /// whole-store check gets it done in a fraction of the time. The error is that of the
+        /// first value in key order that does not decode, as with [`ReadTxn::records`].
+        pub fn records_in_parallel(&self, threads: usize) -> Result<Vec<Record>, StoreError> {
+            Ok(self.keyed_records_in_parallel(threads)?.1)
+        }
+
+        /// `records_in_parallel` with the key each record is stored under, at the same
+        /// position: the decode has checked that it is the key of the record's kind and id, so a
+        /// caller that needs the keys need not hash every record again.
+        pub fn keyed_records_in_parallel(
+            &self,
+            threads: usize,
+        ) -> Result<(Vec<CaseHash>, Vec<Record>), StoreError> {
+            let threads = threads.clamp(1, 16);
+            if threads == 1 {
+                let records = self.records()?;
+                return Ok((records.iter().map(Record::case_hash).collect(), records));
+            }
+            let table = self.txn.open_table(RECORDS)?;
+            let mut keys: Vec<[u8; 32]> = Vec::new();
+            let mut ends: Vec<usize> = Vec::new();
+            let mut bytes: Vec<u8> = Vec::new();
+            let mut packed = false;
+            for row in table.iter()? {
+                let (k, v) = row?;
+                keys.push(k.value());
+                packed |= codec::is_packed(v.value());
+                bytes.extend_from_slice(v.value());
+                ends.push(bytes.len());
+            }
+            // The dictionary is loaded here, once, so the threads need nothing of the transaction;
+            // a failure to load is reported by the first packed value, as a sequential read does.
+            let dict = if packed { Some(self.record_dict()) } else { None };
+            let dict = &dict;
+            let source = move || match dict {
+                Some(d) => d.clone(),
+                None => Err(NO_DICT.to_string()),
+            };
+            let per = keys.len().div_ceil(threads).max(1);
+            let (keys, ends, bytes) = (&keys, &ends, &bytes);
+            let runs: Vec<Result<Vec<Record>, StoreError>> = std::thread::scope(|scope| {
+                let handles: Vec<_> = (0..keys.len())
+                    .step_by(per)
+                    .map(|from| {
+                        let to = (from + per).min(keys.len());
+                        scope.spawn(move || {
+                            let mut unpacker = None;
+                            let mut out = Vec::with_capacity(to - from);
+                            for i in from..to {
+                                let start = if i == 0 { 0 } else { ends[i - 1] };
+                                let value = &bytes[start..ends[i]];
+                                out.push(decode_record_with(
+                                    &keys[i],
+                                    value,
+                                    &mut unpacker,
+                                    &source,
+                                )?);
+                            }
+                            Ok(out)
+                        })
+                    })
+                    .collect();
+                handles
+                    .into_iter()
+                    .map(|h| {
+                        h.join().unwrap_or_else(|_| {
+                            Err(corrupted(
+                                "records",
+                                "",
+                                "decoding a record crashed (a damaged value)".to_string(),
+                            ))
+                        })
+                    })
+                    .collect()
+            });
+            let mut out = Vec::with_capacity(keys.len());
+            for run in runs {
+                out.extend(run?);
+            }
+            Ok((keys.iter().map(|k| CaseHash(*k)).collect(), out))
+        }
+
         /// The record stored under `key`.
         pub fn record(&self, key: &CaseHash) -> Result<Option<Record>, StoreError> {
             let table = self.txn.open_table(RECORDS)?;
@@ -1582,76 +1668,6 @@ impl ReadTxn {
         Ok(self.dict.get_or_init(|| dict).clone())
     }
 
-    /// Every record, in key order, as [`ReadTxn::records`] returns them, decoded on up to
-    /// `threads` threads: this thread copies the stored values out in key order, and each
-    /// thread decodes one contiguous run of them with a decompressor of its own. Decoding
-    /// (unpacking, bincode, the key check) is most of the cost of reading every record, so a
-    /// whole-store check gets it done in a fraction of the time. The error is that of the
-    /// first value in key order that does not decode, as with [`ReadTxn::records`].
-    pub fn records_in_parallel(&self, threads: usize) -> Result<Vec<Record>, StoreError> {
-        let threads = threads.clamp(1, 16);
-        if threads == 1 {
-            return self.records();
-        }
-        let table = self.txn.open_table(RECORDS)?;
-        let mut keys: Vec<[u8; 32]> = Vec::new();
-        let mut ends: Vec<usize> = Vec::new();
-        let mut bytes: Vec<u8> = Vec::new();
-        let mut packed = false;
-        for row in table.iter()? {
-            let (k, v) = row?;
-            keys.push(k.value());
-            packed |= codec::is_packed(v.value());
-            bytes.extend_from_slice(v.value());
-            ends.push(bytes.len());
-        }
-        // The dictionary is loaded here, once, so the threads need nothing of the transaction;
-        // a failure to load is reported by the first packed value, as a sequential read does.
-        let dict = if packed { Some(self.record_dict()) } else { None };
-        let dict = &dict;
-        let source = move || match dict {
-            Some(d) => d.clone(),
-            None => Err(NO_DICT.to_string()),
-        };
-        let per = keys.len().div_ceil(threads).max(1);
-        let (keys, ends, bytes) = (&keys, &ends, &bytes);
-        let runs: Vec<Result<Vec<Record>, StoreError>> = std::thread::scope(|scope| {
-            let handles: Vec<_> = (0..keys.len())
-                .step_by(per)
-                .map(|from| {
-                    let to = (from + per).min(keys.len());
-                    scope.spawn(move || {
-                        let mut unpacker = None;
-                        let mut out = Vec::with_capacity(to - from);
-                        for i in from..to {
-                            let start = if i == 0 { 0 } else { ends[i - 1] };
-                            let value = &bytes[start..ends[i]];
-                            out.push(decode_record_with(&keys[i], value, &mut unpacker, &source)?);
-                        }
-                        Ok(out)
-                    })
-                })
-                .collect();
-            handles
-                .into_iter()
-                .map(|h| {
-                    h.join().unwrap_or_else(|_| {
-                        Err(corrupted(
-                            "records",
-                            "",
-                            "decoding a record crashed (a damaged value)".to_string(),
-                        ))
-                    })
-                })
-                .collect()
-        });
-        let mut out = Vec::with_capacity(keys.len());
-        for run in runs {
-            out.extend(run?);
-        }
-        Ok(out)
-    }
-
     /// Compares the facet index tables (`idx.*`) with what the records and layouts say they
     /// must hold; one sentence per disagreement, empty when the index is exact. This reads
     /// every record, so it belongs in `verify`, not in every query.
@@ -1661,6 +1677,23 @@ impl ReadTxn {
         let by_key: HashMap<CaseHash, &Record> =
             records.iter().map(|r| (r.case_hash(), r)).collect();
         self.check_facet_index_of(&layouts, &by_key)
+    }
+
+    /// What makes each file's expected facet rows for [`Self::check_facet_index_with`]: it
+    /// may be shared with other threads, so the rows of many files are made at once.
+    pub fn facet_row_maker(&self) -> crate::query::RowMaker {
+        crate::query::RowMaker(self.indexer.clone())
+    }
+
+    /// [`Self::check_facet_index`] against `layouts` and the rows their records give, one
+    /// [`crate::query::ExpectedRows`] per layout in the same order (see
+    /// [`Self::facet_row_maker`]).
+    pub fn check_facet_index_with(
+        &self,
+        layouts: &[FileLayout],
+        expected: Vec<crate::query::ExpectedRows>,
+    ) -> Result<Vec<String>, StoreError> {
+        crate::query::check_expected(&self.txn, layouts, expected)
     }
 
     /// [`Self::check_facet_index`] against layouts and records already read.

@@ -55,6 +55,6 @@ pub use filestate::FileStat;
 pub use index::{Indexer, NoIndex};
 pub use layouts::{ItemPos, ItemRef};
 pub use progress::{Progress, Silent};
-pub use query::{Filter, JsonRows, QueryRow};
+pub use query::{ExpectedRows, Filter, JsonRows, QueryRow, RowMaker};
 pub use record::{hex, CaseHash, FileLayout, Kind, LayoutItem, Record, Segment, SyncMark};
 pub use tally::Tally;

@@ -1307,12 +1307,108 @@ pub(crate) fn check<'r>(
     get: &dyn Fn(&CaseHash) -> Result<Option<&'r Record>, StoreError>,
     indexer: &dyn Indexer,
 ) -> Result<Vec<String>, StoreError> {
-    // What the records say: each file's entries by hash, the later one of a repeat.
-    let mut want: HashMap<&str, HashMap<[u8; 32], QueryRow>> = HashMap::new();
+    let mut expected = Vec::with_capacity(layouts.len());
     for layout in layouts {
-        let rows = entry_rows(layout, get, indexer)?;
-        if !rows.is_empty() {
-            want.insert(&layout.path, rows.into_iter().map(|(h, r)| (h.0, r)).collect());
+        expected.push(ExpectedRows::of(layout, entry_rows(layout, get, indexer)?));
+    }
+    check_expected(txn, layouts, expected)
+}
+
+/// One row the records give, made ready to compare with the index by whichever thread made
+/// it: its id, its encoding with file number 0 (the number is the index's to give, so the
+/// check reads it from the index and compares the rest), and its posting keys, each after its
+/// length (u32, little-endian), in the order the index adds them.
+pub(crate) struct WantRow {
+    id: String,
+    bytes: Vec<u8>,
+    keys: Vec<u8>,
+}
+
+impl WantRow {
+    fn of(row: QueryRow, layout_path: &str) -> WantRow {
+        let bytes = encode_fields(&RowFields::of(&row, 0, layout_path));
+        let mut keys = Vec::new();
+        let mut key = Vec::new();
+        let lists = facet_lists(
+            [&row.family, &row.apis, &row.dtype, &row.device],
+            [&row.kind, &row.status],
+        );
+        for (facet, values) in lists {
+            for v in values {
+                key.clear();
+                push_posting_key(&mut key, facet, v);
+                keys.extend_from_slice(&u32::try_from(key.len()).unwrap_or(u32::MAX).to_le_bytes());
+                keys.extend_from_slice(&key);
+            }
+        }
+        WantRow { id: row.id, bytes, keys }
+    }
+
+    /// Whether `stored` is exactly this row stored as a row of the file numbered `no`.
+    fn is_stored_as(&self, stored: &[u8], no: u32) -> bool {
+        // The file number is bytes 1..5 of an encoded row (see `encode_row`).
+        stored.len() == self.bytes.len()
+            && stored.len() >= 5
+            && stored[0] == self.bytes[0]
+            && stored[1..5] == no.to_le_bytes()
+            && stored[5..] == self.bytes[5..]
+    }
+
+    /// The posting keys of the row, in the order the index adds them.
+    fn keys(&self) -> impl Iterator<Item = &[u8]> {
+        let mut rest = self.keys.as_slice();
+        std::iter::from_fn(move || {
+            let (len, after) = rest.split_first_chunk::<4>()?;
+            let (key, after) = after.split_at(u32::from_le_bytes(*len) as usize);
+            rest = after;
+            Some(key)
+        })
+    }
+}
+
+/// The facet rows the records give for one file, in file order: what the facet check holds
+/// the index to. Made by [`RowMaker::rows_of`] on any thread, one per layout, and handed to
+/// [`crate::ReadTxn::check_facet_index_with`] in the order of the layouts.
+pub struct ExpectedRows(Vec<(CaseHash, WantRow)>);
+
+impl ExpectedRows {
+    fn of(layout: &FileLayout, rows: Vec<(CaseHash, QueryRow)>) -> ExpectedRows {
+        ExpectedRows(rows.into_iter().map(|(h, r)| (h, WantRow::of(r, &layout.path))).collect())
+    }
+}
+
+/// Makes each file's [`ExpectedRows`] from records already in memory; it holds nothing of the
+/// transaction, so a whole-store check shares the files out over its threads.
+#[derive(Clone)]
+pub struct RowMaker(pub(crate) std::sync::Arc<dyn Indexer>);
+
+impl RowMaker {
+    /// The facet rows of `layout`'s records, each looked up through `get`; a record `get`
+    /// does not have is skipped, as the facet index does (the placement check reports it).
+    pub fn rows_of<'r>(
+        &self,
+        layout: &FileLayout,
+        get: &dyn Fn(&CaseHash) -> Option<&'r Record>,
+    ) -> ExpectedRows {
+        let rows = entry_rows::<&Record>(layout, &|h| Ok(get(h)), self.0.as_ref());
+        // The lookup cannot fail, so neither can the rows.
+        ExpectedRows::of(layout, rows.unwrap_or_default())
+    }
+}
+
+/// [`check`] against the rows each layout's records give, one [`ExpectedRows`] per layout in
+/// the same order.
+pub(crate) fn check_expected(
+    txn: &redb::ReadTransaction,
+    layouts: &[FileLayout],
+    expected: Vec<ExpectedRows>,
+) -> Result<Vec<String>, StoreError> {
+    debug_assert_eq!(layouts.len(), expected.len(), "one set of expected rows per layout");
+    // What the records say: each file's entries by hash, the later one of a repeat.
+    let mut want: HashMap<&str, HashMap<[u8; 32], WantRow>> = HashMap::new();
+    for (layout, rows) in layouts.iter().zip(expected) {
+        if !rows.0.is_empty() {
+            want.insert(&layout.path, rows.0.into_iter().map(|(h, r)| (h.0, r)).collect());
         }
     }
     let mut problems = Vec::new();
@@ -1345,7 +1441,7 @@ pub(crate) fn check<'r>(
     let next_ord = txn.open_table(META)?.get(NEXT_ORDINAL)?.map_or(0, |v| v.value());
 
     // Ordinal → (path, the row the records give), from the stored file table.
-    let mut by_ord: HashMap<u32, (&str, u32, &QueryRow)> = HashMap::new();
+    let mut by_ord: HashMap<u32, (&str, u32, &WantRow)> = HashMap::new();
     let mut nos: HashMap<u32, String> = HashMap::new();
     let mut seen_files: HashSet<&str> = HashSet::new();
     for r in files.iter()? {
@@ -1425,15 +1521,14 @@ pub(crate) fn check<'r>(
         let (k, v) = r?;
         let ord = k.value();
         rows_seen.insert(ord);
-        let Some(&(path, no, want_row)) = by_ord.get(&ord) else {
+        let Some(&(_, no, want_row)) = by_ord.get(&ord) else {
             found.push(format!(
                 "the facet index has a row at ordinal {ord}, which is no entry of any file"
             ));
             continue;
         };
         // The bytes the records give, compared whole: no row is decoded unless it differs.
-        let want_bytes = encode_fields(&RowFields::of(want_row, no, path));
-        if v.value() == want_bytes.as_slice() {
+        if want_row.is_stored_as(v.value(), no) {
             continue;
         }
         match decode_row(ord, v.value()) {
@@ -1454,26 +1549,17 @@ pub(crate) fn check<'r>(
     for id in missing_rows {
         found.push(format!("the facet index has no row for entry '{id}'"));
     }
-    // Each key is built in one buffer and looked up by its bytes: a key is allocated once per
-    // distinct value, not once per row and value.
-    let mut key = Vec::new();
+    // Each row's keys were made with the row; a key is allocated here once per distinct
+    // value, not once per row and value.
     for (&ord, &(_, _, row)) in &by_ord {
-        let lists = facet_lists(
-            [&row.family, &row.apis, &row.dtype, &row.device],
-            [&row.kind, &row.status],
-        );
-        for (facet, values) in lists {
-            for v in values {
-                key.clear();
-                push_posting_key(&mut key, facet, v);
-                match want_postings.get_mut(key.as_slice()) {
-                    // A value the row repeats (or repeats in another case) lists it once: the
-                    // row's keys are all added before the next row's.
-                    Some(list) if list.last() == Some(&ord) => {}
-                    Some(list) => list.push(ord),
-                    None => {
-                        want_postings.insert(key.clone(), vec![ord]);
-                    }
+        for key in row.keys() {
+            match want_postings.get_mut(key) {
+                // A value the row repeats (or repeats in another case) lists it once: the
+                // row's keys are all added before the next row's.
+                Some(list) if list.last() == Some(&ord) => {}
+                Some(list) => list.push(ord),
+                None => {
+                    want_postings.insert(key.to_vec(), vec![ord]);
                 }
             }
         }

@@ -162,3 +162,74 @@ fn a_deleted_managed_file_is_reported_and_written_again_by_render() {
     render_in_place(kb.path(), &store, &evokb_export::NoDerivedRows, false).expect("render");
     assert_eq!(std::fs::read(&path).expect("read"), original);
 }
+
+/// The placement check runs inside the per-file work verify shares out over its threads; it
+/// must still find every misplaced record and report the problems in the order of the files
+/// and then of the records, whichever thread checked which file.
+#[test]
+fn verify_reports_records_placed_in_the_wrong_file_twice_or_not_at_all() {
+    use evokb_store::{CaseHash, LayoutItem};
+    let (_kb, store) = imported_sample();
+    let mut w = store.write().expect("write");
+    let layouts = w.files().expect("files");
+    let keys = |l: &evokb_store::FileLayout| -> Vec<CaseHash> {
+        l.items
+            .iter()
+            .filter_map(|i| match i {
+                LayoutItem::Record(k) => Some(*k),
+                LayoutItem::Prose(_) => None,
+            })
+            .collect()
+    };
+    let a = layouts.iter().rev().find(|l| keys(l).len() >= 3).expect("a file of three records");
+    let b = layouts.iter().find(|l| l.path != a.path).expect("another file");
+    let (k1, k2, k3) = (keys(a)[0], keys(a)[1], keys(a)[2]);
+    // One record says it belongs elsewhere; another is dropped from the layout and a third is
+    // placed twice; the layout also names a record the store does not hold.
+    let mut moved = w.record(&k1).expect("get").expect("record");
+    moved.file = b.path.clone();
+    w.put_record(&moved).expect("put");
+    let missing = CaseHash([7; 32]);
+    let mut damaged = a.clone();
+    damaged.items.retain(|i| *i != LayoutItem::Record(k2));
+    damaged.items.push(LayoutItem::Record(k3));
+    damaged.items.push(LayoutItem::Record(missing));
+    w.put_file(&damaged).expect("put layout");
+    w.commit().expect("commit");
+    let dropped = store.read().expect("r").record(&k2).expect("get").expect("record");
+    let twice = store.read().expect("r").record(&k3).expect("get").expect("record");
+
+    let problems = evokb_export::verify(&store).expect("verify").problems;
+    let at = |sentence: &str| {
+        problems
+            .iter()
+            .position(|p| p == sentence)
+            .unwrap_or_else(|| panic!("verify did not say {sentence:?}; it said {problems:#?}"))
+    };
+    let wrong_file = at(&format!(
+        "{} '{}' belongs to '{}' but is placed in '{}'",
+        moved.kind, moved.id, b.path, a.path
+    ));
+    let dangling = at(&format!(
+        "the layout of '{}' names record {} which the store does not hold",
+        a.path,
+        missing.to_hex()
+    ));
+    let mut counts = [
+        at(&format!(
+            "{} '{}' is placed 0 times in file layouts, expected once",
+            dropped.kind, dropped.id
+        )),
+        at(&format!(
+            "{} '{}' is placed 2 times in file layouts, expected once",
+            twice.kind, twice.id
+        )),
+    ];
+    assert!(wrong_file < dangling, "{problems:#?}");
+    // The placement counts come after every file's problems, in key order of the records.
+    counts.sort_unstable();
+    assert!(dangling < counts[0], "{problems:#?}");
+    let by_key = if k2.0 < k3.0 { [k2, k3] } else { [k3, k2] };
+    let first = if by_key[0] == k2 { &dropped } else { &twice };
+    assert!(problems[counts[0]].contains(&format!("'{}'", first.id)), "{problems:#?}");
+}
