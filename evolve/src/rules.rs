@@ -290,6 +290,7 @@ pub fn lint_remembering(
             &txn.derived(crate::verdicts::PROBES_NAMESPACE)?,
             input.root,
         )
+        .with_syntax(txn.derived(crate::verdicts::SYNTAX_NAMESPACE)?)
     } else {
         Verdicts::none()
     };
@@ -302,12 +303,21 @@ pub fn lint_remembering(
         std::thread::spawn(warm_up_checks);
     }
     // Decoding is most of reading every record; with the text checks remembered it is most of
-    // a lint, so it is spread over the cores as verify spreads it.
-    let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).min(4);
+    // a lint, so in a large store it is spread over the cores as verify spreads it. A small
+    // one (the real sample's 1,500 records) is decoded in place on this thread: copying the
+    // values out and starting a decompressor per thread cost more than they saved.
+    let threads = if txn.record_count()? >= PARALLEL_DECODE_FROM {
+        std::thread::available_parallelism().map_or(1, |n| n.get()).min(4)
+    } else {
+        1
+    };
     let records = txn.records_in_parallel(threads)?;
     let findings = lint_source(txn, &records, &lay, None, input, &mut verdicts)?;
     Ok((findings, verdicts, records.iter().map(Record::case_hash).collect()))
 }
+
+/// How many records a store must hold before lint decodes them on several threads.
+const PARALLEL_DECODE_FROM: u64 = 8_192;
 
 /// The code of a finding that reports a file that does not parse (lint without a store).
 pub const KB_PARSE: &str = "KB-PARSE";
@@ -415,7 +425,7 @@ fn lint_source(
     for (rec, checks) in records.iter().zip(checked) {
         if rec.kind == Kind::Repro {
             if whole || repro_in_scope.contains(&rec.id) {
-                scripts.extend(lint_repro_script(rec, input.root, input.budgets));
+                scripts.extend(lint_repro_script(rec, input.root, input.budgets, verdicts));
                 if whole && !repro_named.contains(&rec.id) {
                     push(
                         Some(rec),
@@ -583,7 +593,12 @@ fn text_checks(
 /// The checks of one repro script on its own: its budget, and KB-REPRO-COMPILE, a syntax
 /// check by a Python parser (no interpreter), one finding per syntax error at its line and
 /// column. The script is read from the disk, as the header checks read it.
-fn lint_repro_script(rec: &Record, root: &Path, budgets: &Budgets) -> Vec<Finding> {
+fn lint_repro_script(
+    rec: &Record,
+    root: &Path,
+    budgets: &Budgets,
+    verdicts: &mut Verdicts,
+) -> Vec<Finding> {
     let finding =
         |line: usize, column: Option<usize>, code: &str, sev: &str, message: String| Finding {
             file: rec.file.clone(),
@@ -619,7 +634,7 @@ fn lint_repro_script(rec: &Record, root: &Path, budgets: &Budgets) -> Vec<Findin
             format!("the script is not UTF-8 source: {msg}"),
         )),
         Ok(src) => {
-            for e in evokb_lint::check_python_syntax(src) {
+            for e in verdicts.syntax_of(&rec.case_hash(), src) {
                 out.push(finding(
                     e.line,
                     Some(e.column),

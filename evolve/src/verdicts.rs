@@ -18,6 +18,9 @@
 //! checked afresh and the set is rebuilt from those checks alone. So a symlink planted after
 //! a verdict was kept is still found.
 //!
+//! A repro script's syntax check (KB-REPRO-COMPILE) is remembered the same way, its basis the
+//! script's bytes as each lint reads them from disk ([`SYNTAX_NAMESPACE`]).
+//!
 //! **Invariant: the findings `lint` reports are the same with remembered verdicts as without**
 //! (`tests/cli/lint_verdicts.rs` and the unit tests below compare them). Verdicts and probe
 //! sets live in the store's derived-answer cache (namespaces [`NAMESPACE`] and
@@ -35,6 +38,10 @@ pub const NAMESPACE: &str = "lint.verdicts";
 
 /// The derived-answer namespace of the probe sets, keyed by [`dir_key`].
 pub const PROBES_NAMESPACE: &str = "lint.probes";
+
+/// The derived-answer namespace of repro scripts' syntax checks (KB-REPRO-COMPILE), by the
+/// repro record's key; a verdict's basis is the script's bytes, read from disk by each lint.
+pub const SYNTAX_NAMESPACE: &str = "lint.repro-syntax";
 
 /// Raised whenever the encoding below, or what [`TextChecks`] holds, changes.
 const FORMAT: &[u8] = b"evokb.lint-verdict.v2\0";
@@ -207,6 +214,10 @@ fn encode_probes(dir: &str, probes: &[evokb_lint::Probe]) -> Option<Vec<u8>> {
 pub struct Verdicts {
     /// By record key, as [`evokb_store::ReadTxn::derived`] reads them.
     remembered: HashMap<CaseHash, Vec<u8>>,
+    /// Syntax verdicts of repro scripts, by record key.
+    syntax: HashMap<CaseHash, Vec<u8>>,
+    /// Syntax verdicts computed in this run, to keep.
+    fresh_syntax: Vec<(CaseHash, Vec<u8>)>,
     /// The probe set of each directory that has one, and whether it still holds.
     probe_sets: HashMap<PathBuf, (Vec<evokb_lint::Probe>, bool)>,
     /// Verdicts computed in this run, to keep.
@@ -219,6 +230,58 @@ impl Verdicts {
     /// No verdicts remembered: every record is checked (lint without a store).
     pub fn none() -> Verdicts {
         Verdicts::default()
+    }
+
+    /// The repro syntax verdicts a store remembers (namespace [`SYNTAX_NAMESPACE`]), added.
+    pub fn with_syntax(mut self, syntax: HashMap<CaseHash, Vec<u8>>) -> Verdicts {
+        self.syntax = syntax;
+        self
+    }
+
+    /// The syntax errors of the repro script of the record under `key`, whose source (as read
+    /// from disk) is `src`: remembered when the source and the checks are the ones they were
+    /// computed for, else computed now and noted to keep.
+    pub(crate) fn syntax_of(&mut self, key: &CaseHash, src: &str) -> Vec<evokb_lint::SyntaxError> {
+        let mut h = blake3::Hasher::new();
+        h.update(FORMAT);
+        h.update(b"repro-syntax\0");
+        h.update(&evokb_lint::DETECTOR_FINGERPRINT.to_le_bytes());
+        h.update(src.as_bytes());
+        let basis = *h.finalize().as_bytes();
+        type Kept = ([u8; 32], Vec<(u32, u32, String)>);
+        let recalled = self.syntax.get(key).and_then(|bytes| {
+            let ((b, errors), used): (Kept, usize) =
+                bincode::serde::decode_from_slice(bytes, bincode::config::standard()).ok()?;
+            (used == bytes.len() && b == basis).then_some(errors)
+        });
+        if let Some(errors) = recalled {
+            return errors
+                .into_iter()
+                .map(|(line, column, message)| evokb_lint::SyntaxError {
+                    line: line as usize,
+                    column: column as usize,
+                    message,
+                })
+                .collect();
+        }
+        let errors = evokb_lint::check_python_syntax(src);
+        let kept: Option<Kept> = errors
+            .iter()
+            .map(|e| {
+                Some((
+                    u32::try_from(e.line).ok()?,
+                    u32::try_from(e.column).ok()?,
+                    e.message.clone(),
+                ))
+            })
+            .collect::<Option<Vec<_>>>()
+            .map(|list| (basis, list));
+        if let Some(bytes) =
+            kept.and_then(|k| bincode::serde::encode_to_vec(&k, bincode::config::standard()).ok())
+        {
+            self.fresh_syntax.push((*key, bytes));
+        }
+        errors
     }
 
     /// The verdicts and probe sets a store remembers (namespaces [`NAMESPACE`] and
@@ -268,18 +331,24 @@ impl Verdicts {
 
     /// How many verdicts this run computed that the store did not hold.
     pub fn learnt(&self) -> usize {
-        self.fresh.len()
+        self.fresh.len() + self.fresh_syntax.len()
     }
 
     /// The remembered verdicts of records no longer in `live` (the records linted).
     pub fn orphans(&self, live: &[CaseHash]) -> Vec<CaseHash> {
-        if self.remembered.is_empty() {
+        if self.remembered.is_empty() && self.syntax.is_empty() {
             return Vec::new();
         }
         let live: std::collections::HashSet<&CaseHash> = live.iter().collect();
-        let mut out: Vec<CaseHash> =
-            self.remembered.keys().filter(|k| !live.contains(k)).copied().collect();
+        let mut out: Vec<CaseHash> = self
+            .remembered
+            .keys()
+            .chain(self.syntax.keys())
+            .filter(|k| !live.contains(k))
+            .copied()
+            .collect();
         out.sort();
+        out.dedup();
         out
     }
 
@@ -306,8 +375,12 @@ impl Verdicts {
         for (key, bytes) in &self.fresh {
             w.put_derived(NAMESPACE, key, bytes)?;
         }
+        for (key, bytes) in &self.fresh_syntax {
+            w.put_derived(SYNTAX_NAMESPACE, key, bytes)?;
+        }
         for key in orphans {
             w.remove_derived(NAMESPACE, key)?;
+            w.remove_derived(SYNTAX_NAMESPACE, key)?;
         }
         Ok(())
     }

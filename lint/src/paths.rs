@@ -439,7 +439,9 @@ pub fn probes_hold(probes: &[Probe], repo_root: Option<&Path>, file_dir: Option<
         return true;
     }
     let ctx = Context::new(repo_root, file_dir);
-    ctx.root.is_some() && probes.iter().all(|p| symlink_escape_memo(&ctx, &p.token) == p.escape)
+    // Asked without the per-token memo: each probe of a set is asked once, and keeping the
+    // answers would only copy every token into it.
+    ctx.root.is_some() && probes.iter().all(|p| symlink_escape_uncached(&ctx, &p.token) == p.escape)
 }
 
 /// The names in each directory listed so far (see [`may_exist_under`]); `None` for a
@@ -471,10 +473,14 @@ fn may_exist_under(base: &Path, rel: &str) -> bool {
         return true;
     }
     let Ok(mut listings) = LISTINGS.lock() else { return true };
-    let names = listings.entry(base.to_path_buf()).or_insert_with(|| byte_exact_listing(base));
-    match names {
-        Some(names) => names.contains(first.as_bytes()),
-        None => true,
+    // Looked up before it is inserted: the key is copied only the first time.
+    if !listings.contains_key(base) {
+        let names = byte_exact_listing(base);
+        listings.insert(base.to_path_buf(), names);
+    }
+    match listings.get(base) {
+        Some(Some(names)) => names.contains(first.as_bytes()),
+        _ => true,
     }
 }
 

@@ -1421,6 +1421,12 @@ macro_rules! read_methods {
                 .collect())
         }
 
+        /// The number of records, all kinds together (kept by redb, read in constant time).
+        pub fn record_count(&self) -> Result<u64, StoreError> {
+            let table = open_or_return!(self.txn, RECORDS, 0);
+            Ok(table.len()?)
+        }
+
         /// The number of records of each kind (kinds without records are left out).
         pub fn counts(&self) -> Result<BTreeMap<Kind, u64>, StoreError> {
             let mut counts = BTreeMap::new();

@@ -99,6 +99,22 @@ fn remembered_verdicts_report_what_a_fresh_lint_reports() {
     );
     assert_eq!(after, lint(forgetful_copy(kb.path()).path()));
 
+    // A repro script broken on disk after its syntax verdict was kept is parsed again.
+    let repro_dir = kb.path().join(PL_DIR).join("repro");
+    let mut scripts: Vec<_> = std::fs::read_dir(&repro_dir)
+        .expect("repro dir")
+        .map(|e| e.expect("entry").path())
+        .filter(|p| p.extension().is_some_and(|x| x == "py"))
+        .collect();
+    scripts.sort();
+    let script = scripts.first().expect("the sample has repro scripts");
+    let name = script.file_name().expect("name").to_string_lossy().into_owned();
+    assert!(!after.contains("KB-REPRO-COMPILE"), "the sample's scripts parse");
+    std::fs::write(script, "def broken(:\n    pass\n").expect("break the script");
+    let broken = lint(kb.path());
+    assert!(broken.contains("KB-REPRO-COMPILE") && broken.contains(&name), "{broken}");
+    assert_eq!(broken, lint(forgetful_copy(kb.path()).path()));
+
     // An entry edited by hand and imported is judged on its new text.
     append_to_entry(
         kb.path(),
