@@ -311,9 +311,11 @@ pub fn lint_remembering(
     } else {
         1
     };
-    let records = txn.records_in_parallel(threads)?;
+    // The keys come with the records (checked against them as they decode), so the list of
+    // records linted costs no second hash of each.
+    let (keys, records) = txn.keyed_records_in_parallel(threads)?;
     let findings = lint_source(txn, &records, &lay, None, input, &mut verdicts)?;
-    Ok((findings, verdicts, records.iter().map(Record::case_hash).collect()))
+    Ok((findings, verdicts, keys))
 }
 
 /// How many records a store must hold before lint decodes them on several threads.

@@ -44,7 +44,7 @@ pub const PROBES_NAMESPACE: &str = "lint.probes";
 pub const SYNTAX_NAMESPACE: &str = "lint.repro-syntax";
 
 /// Raised whenever the encoding below, or what [`TextChecks`] holds, changes.
-const FORMAT: &[u8] = b"evokb.lint-verdict.v2\0";
+const FORMAT: &[u8] = b"evokb.lint-verdict.v3\0";
 
 /// The findings of the text checks on one record.
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
@@ -82,15 +82,33 @@ pub fn file_dir(rec: &Record) -> PathBuf {
 
 /// What a verdict was computed from (see the module docs).
 fn basis(rec: &Record, root: &Path, text: &str) -> [u8; 32] {
+    let root = root.to_string_lossy();
+    basis_of(&[b"text-checks", root.as_bytes(), rec.file.as_bytes(), text.as_bytes()])
+}
+
+/// blake3 of this module's format, the checks' build and `parts`, each part length-prefixed:
+/// what every kept verdict is checked against.
+fn basis_of(parts: &[&[u8]]) -> [u8; 32] {
     let mut h = blake3::Hasher::new();
     h.update(FORMAT);
     h.update(&evokb_lint::DETECTOR_FINGERPRINT.to_le_bytes());
-    let root = root.to_string_lossy();
-    for part in [root.as_ref(), rec.file.as_str(), text] {
+    for part in parts {
         h.update(&(part.len() as u64).to_le_bytes());
-        h.update(part.as_bytes());
+        h.update(part);
     }
     *h.finalize().as_bytes()
+}
+
+/// `value` as kept (bincode), or `None` when it cannot be encoded.
+fn to_bytes<T: Serialize>(value: &T) -> Option<Vec<u8>> {
+    bincode::serde::encode_to_vec(value, bincode::config::standard()).ok()
+}
+
+/// The value kept in `bytes`, or `None` when they are not exactly one such value.
+fn from_bytes<T: serde::de::DeserializeOwned>(bytes: &[u8]) -> Option<T> {
+    let (value, used): (T, usize) =
+        bincode::serde::decode_from_slice(bytes, bincode::config::standard()).ok()?;
+    (used == bytes.len()).then_some(value)
 }
 
 /// A finding as kept: the code by its place in [`CODES`].
@@ -168,44 +186,41 @@ fn restore(kept: Vec<KeptFinding>) -> Option<Vec<evokb_lint::Finding>> {
 }
 
 fn encode(basis: [u8; 32], checks: &TextChecks) -> Option<Vec<u8>> {
-    let kept =
-        Kept { basis, security: keep(&checks.security)?, imperative: keep(&checks.imperative)? };
-    bincode::serde::encode_to_vec(&kept, bincode::config::standard()).ok()
+    to_bytes(&Kept {
+        basis,
+        security: keep(&checks.security)?,
+        imperative: keep(&checks.imperative)?,
+    })
 }
 
 /// The checks of `rec` from the remembered `bytes`, when they answer the question asked now
 /// (the probes are judged per directory, by the caller).
 fn recall(bytes: &[u8], rec: &Record, root: &Path, text: &str) -> Option<TextChecks> {
-    let (kept, used): (Kept, usize) =
-        bincode::serde::decode_from_slice(bytes, bincode::config::standard()).ok()?;
-    if used != bytes.len() || kept.basis != basis(rec, root, text) {
+    let kept: Kept = from_bytes(bytes)?;
+    if kept.basis != basis(rec, root, text) {
         return None;
     }
     Some(TextChecks { security: restore(kept.security)?, imperative: restore(kept.imperative)? })
 }
 
 fn decode_probes(bytes: &[u8]) -> Option<(String, Vec<evokb_lint::Probe>)> {
-    let (kept, used): (KeptProbes, usize) =
-        bincode::serde::decode_from_slice(bytes, bincode::config::standard()).ok()?;
-    (used == bytes.len()).then(|| {
-        let probes = kept
-            .probes
-            .into_iter()
-            .map(|(token, escape)| evokb_lint::Probe { token, escape: escape.map(PathBuf::from) })
-            .collect();
-        (kept.dir, probes)
-    })
+    let kept: KeptProbes = from_bytes(bytes)?;
+    let probes = kept
+        .probes
+        .into_iter()
+        .map(|(token, escape)| evokb_lint::Probe { token, escape: escape.map(PathBuf::from) })
+        .collect();
+    Some((kept.dir, probes))
 }
 
 fn encode_probes(dir: &str, probes: &[evokb_lint::Probe]) -> Option<Vec<u8>> {
-    let kept = KeptProbes {
+    to_bytes(&KeptProbes {
         dir: dir.to_string(),
         probes: probes
             .iter()
             .map(|p| (p.token.clone(), p.escape.as_ref().map(|e| e.to_string_lossy().into_owned())))
             .collect(),
-    };
-    bincode::serde::encode_to_vec(&kept, bincode::config::standard()).ok()
+    })
 }
 
 /// Verdicts remembered in the store, the directories whose probe sets still hold, and what a
@@ -242,17 +257,11 @@ impl Verdicts {
     /// from disk) is `src`: remembered when the source and the checks are the ones they were
     /// computed for, else computed now and noted to keep.
     pub(crate) fn syntax_of(&mut self, key: &CaseHash, src: &str) -> Vec<evokb_lint::SyntaxError> {
-        let mut h = blake3::Hasher::new();
-        h.update(FORMAT);
-        h.update(b"repro-syntax\0");
-        h.update(&evokb_lint::DETECTOR_FINGERPRINT.to_le_bytes());
-        h.update(src.as_bytes());
-        let basis = *h.finalize().as_bytes();
+        let basis = basis_of(&[b"repro-syntax", src.as_bytes()]);
         type Kept = ([u8; 32], Vec<(u32, u32, String)>);
         let recalled = self.syntax.get(key).and_then(|bytes| {
-            let ((b, errors), used): (Kept, usize) =
-                bincode::serde::decode_from_slice(bytes, bincode::config::standard()).ok()?;
-            (used == bytes.len() && b == basis).then_some(errors)
+            let (b, errors): Kept = from_bytes(bytes)?;
+            (b == basis).then_some(errors)
         });
         if let Some(errors) = recalled {
             return errors
@@ -276,9 +285,7 @@ impl Verdicts {
             })
             .collect::<Option<Vec<_>>>()
             .map(|list| (basis, list));
-        if let Some(bytes) =
-            kept.and_then(|k| bincode::serde::encode_to_vec(&k, bincode::config::standard()).ok())
-        {
+        if let Some(bytes) = kept.as_ref().and_then(to_bytes) {
             self.fresh_syntax.push((*key, bytes));
         }
         errors
