@@ -72,8 +72,13 @@ fn text_hash(rec: &Record) -> String {
 /// The error-severity `KB-SEC-*` findings on a record's text.
 pub fn security_errors(rec: &Record, root: &Path) -> Vec<String> {
     let file_dir = crate::verdicts::file_dir(rec);
-    evokb_lint::check_security(&rec.text(), Some(root), Some(&file_dir))
-        .into_iter()
+    errors_of(&evokb_lint::check_security(&rec.text(), Some(root), Some(&file_dir)))
+}
+
+/// The error-severity findings among `security`, one line each, as a flag keeps them.
+fn errors_of(security: &[evokb_lint::Finding]) -> Vec<String> {
+    security
+        .iter()
         .filter(|f| f.severity == evokb_lint::Severity::Error)
         .map(|f| format!("{} line {}: {}", f.code, f.line, f.message))
         .collect()
@@ -226,7 +231,7 @@ pub fn refresh_records_with_progress(
 ) -> Result<Refresh, StoreError> {
     let to_judge: Vec<&Record> = records.iter().filter(|r| judged(r.kind)).collect();
     let done = AtomicUsize::new(0);
-    let findings = std::thread::scope(|s| {
+    let checked = std::thread::scope(|s| {
         let judging = s.spawn(|| judge_all(&to_judge, root, &done));
         progress.phase("building the indexes and checking imported records", 0);
         let indexed = w.update_indexes();
@@ -240,12 +245,12 @@ pub fn refresh_records_with_progress(
             progress.advance((now - shown) as u64);
             shown = now;
         }
-        let findings = match judging.join() {
+        let judged = match judging.join() {
             Ok(f) => f,
             Err(panic) => std::panic::resume_unwind(panic),
         };
         progress.advance((records.len() - shown) as u64);
-        indexed.map(|()| findings)
+        indexed.map(|()| judged)
     })?;
     if to_judge.len() >= FORGET_AFTER {
         // The detectors memoise their answer per line (up to some 200k lines each): after a
@@ -253,6 +258,18 @@ pub fn refresh_records_with_progress(
         // memo, so forgetting it changes nothing judged.
         evokb_lint::clear_caches();
     }
+    // The checks run here are the ones `evokb lint` runs on these records: their verdicts
+    // are kept, so the lint after this import recalls them (see `crate::verdicts`).
+    let mut verdicts = crate::verdicts::Verdicts::none();
+    let mut findings = Vec::with_capacity(checked.len());
+    for (rec, (errors, learnt)) in to_judge.iter().zip(checked) {
+        if let Some((bytes, probes)) = learnt {
+            verdicts.learn(rec, bytes, probes);
+        }
+        findings.push(errors);
+    }
+    verdicts.write_beside_kept(w)?;
+    drop(verdicts);
     apply(w, to_judge.into_iter().zip(findings))
 }
 
@@ -260,8 +277,10 @@ pub fn refresh_records_with_progress(
 /// detectors' memo afterwards: a one-file import keeps it, a first import frees it.
 const FORGET_AFTER: usize = 10_000;
 
-/// The `KB-SEC-*` error findings of each record of `records`, in their order, counting in
-/// `done` the records judged so far (for the progress the caller shows).
+/// The `KB-SEC-*` error findings of each record of `records`, in their order, with the
+/// verdict of all its text checks to keep for `evokb lint` (the security checks are most of
+/// their cost; the imperative-wording check is added for the lint's sake), counting in `done`
+/// the records judged so far (for the progress the caller shows).
 ///
 /// On one thread: splitting the judging itself over two threads cannot lower the CPU time an
 /// import costs (the figure issue 15 bounds). Measured once each at 100k entries on a loaded
@@ -273,7 +292,11 @@ const FORGET_AFTER: usize = 10_000;
 /// records, the transaction's pages and (beside it) the index building held the rest: the
 /// import's peak. Answers never depend on the memo, so forgetting it changes nothing judged;
 /// a line repeated across the records is then judged once per stretch instead of once.
-fn judge_all(records: &[&Record], root: &Path, done: &AtomicUsize) -> Vec<Vec<String>> {
+fn judge_all(
+    records: &[&Record],
+    root: &Path,
+    done: &AtomicUsize,
+) -> Vec<(Vec<String>, Option<crate::verdicts::Learnt>)> {
     records
         .iter()
         .enumerate()
@@ -282,7 +305,8 @@ fn judge_all(records: &[&Record], root: &Path, done: &AtomicUsize) -> Vec<Vec<St
                 evokb_lint::clear_caches();
             }
             done.fetch_add(1, Ordering::Relaxed);
-            security_errors(r, root)
+            let (checks, learnt) = crate::verdicts::check_to_keep(r, root);
+            (errors_of(&checks.security), learnt)
         })
         .collect()
 }

@@ -27,7 +27,7 @@
 //! [`PROBES_NAMESPACE`]): outside the digest, never rendered; a missing or unreadable one only
 //! costs the checks.
 
-use std::collections::HashMap;
+use std::collections::{BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
 
 use evokb_store::{CaseHash, Record, StoreError, WriteTxn};
@@ -238,7 +238,7 @@ pub struct Verdicts {
     /// Verdicts computed in this run, to keep.
     fresh: Vec<(CaseHash, Vec<u8>)>,
     /// The probes of the verdicts computed in this run, by directory.
-    fresh_probes: HashMap<PathBuf, Vec<evokb_lint::Probe>>,
+    fresh_probes: HashMap<PathBuf, BTreeSet<evokb_lint::Probe>>,
 }
 
 impl Verdicts {
@@ -379,9 +379,7 @@ impl Verdicts {
                 w.put_derived(PROBES_NAMESPACE, &dir_key(dir), &bytes)?;
             }
         }
-        for (key, bytes) in &self.fresh {
-            w.put_derived(NAMESPACE, key, bytes)?;
-        }
+        self.write_verdicts(w)?;
         for (key, bytes) in &self.fresh_syntax {
             w.put_derived(SYNTAX_NAMESPACE, key, bytes)?;
         }
@@ -393,8 +391,56 @@ impl Verdicts {
     }
 }
 
+impl Verdicts {
+    /// Keeps the verdicts computed outside a lint (an import's judging of the records it
+    /// wrote, which runs these checks anyway), so that the lint after an import recalls them
+    /// instead of checking every record again. The import does not know whether a
+    /// directory's kept probe set still holds, so each directory's new set is its kept one
+    /// and the new probes: when an old answer no longer holds, the next lint finds it so and
+    /// checks the whole directory again, as it would have without this write.
+    pub fn write_beside_kept(&self, w: &mut WriteTxn) -> Result<(), StoreError> {
+        let mut dirs: Vec<&PathBuf> = self.fresh_probes.keys().collect();
+        dirs.sort();
+        for dir in dirs {
+            let key = dir_key(dir);
+            let mut set: BTreeSet<evokb_lint::Probe> = w
+                .derived_value(PROBES_NAMESPACE, &key)?
+                .and_then(|bytes| decode_probes(&bytes))
+                .filter(|(kept_dir, _)| Path::new(kept_dir) == dir.as_path())
+                .map(|(_, probes)| probes.into_iter().collect())
+                .unwrap_or_default();
+            set.extend(self.fresh_probes.get(dir).into_iter().flatten().cloned());
+            let set: Vec<evokb_lint::Probe> = set.into_iter().collect();
+            if let Some(bytes) = encode_probes(&dir.to_string_lossy(), &set) {
+                w.put_derived(PROBES_NAMESPACE, &key, &bytes)?;
+            }
+        }
+        self.write_verdicts(w)
+    }
+
+    fn write_verdicts(&self, w: &mut WriteTxn) -> Result<(), StoreError> {
+        for (key, bytes) in &self.fresh {
+            w.put_derived(NAMESPACE, key, bytes)?;
+        }
+        Ok(())
+    }
+}
+
+/// The text checks of `rec`, computed now, and the verdict to keep with the probes it rests
+/// on ([`Verdicts::learn`]); `None` when the findings cannot be kept.
+pub fn check_to_keep(rec: &Record, root: &Path) -> (TextChecks, Option<Learnt>) {
+    computed(rec, root, &rec.text())
+}
+
+/// The text checks of `rec` (whose text is `text`), computed now, and the verdict to keep.
+fn computed(rec: &Record, root: &Path, text: &str) -> (TextChecks, Option<Learnt>) {
+    let (checks, probes) = check_text(rec, root, text);
+    let learnt = encode(basis(rec, root, text), &checks).map(|bytes| (bytes, probes));
+    (checks, learnt)
+}
+
 /// A verdict computed now: its bytes to keep and the probes it rests on.
-pub(crate) type Learnt = (Vec<u8>, Vec<evokb_lint::Probe>);
+pub type Learnt = (Vec<u8>, Vec<evokb_lint::Probe>);
 
 /// The text checks of `rec`, remembered or computed now. Returns the checks and, when
 /// computed, the verdict to keep and the probes it rests on.
@@ -407,9 +453,7 @@ pub(crate) fn checks_of(
     if let Some(found) = verdicts.get(rec, root, &text) {
         return (found, None);
     }
-    let (checks, probes) = check_text(rec, root, &text);
-    let learnt = encode(basis(rec, root, &text), &checks).map(|bytes| (bytes, probes));
-    (checks, learnt)
+    computed(rec, root, &text)
 }
 
 #[cfg(test)]

@@ -2256,6 +2256,17 @@ impl WriteTxn {
         Ok(())
     }
 
+    /// The derived answer kept for `key` under `namespace`, as this transaction sees it.
+    pub fn derived_value(
+        &self,
+        namespace: &str,
+        key: &CaseHash,
+    ) -> Result<Option<Vec<u8>>, StoreError> {
+        let table = self.txn.open_table(DERIVED)?;
+        let value = table.get((namespace, key.0))?.map(|v| v.value().to_vec());
+        Ok(value)
+    }
+
     /// Drops the derived answer kept for `key` under `namespace`, if any.
     pub fn remove_derived(&mut self, namespace: &str, key: &CaseHash) -> Result<(), StoreError> {
         self.txn.open_table(DERIVED)?.remove((namespace, key.0))?;

@@ -28,15 +28,36 @@ fn remembered(kb: &Path) -> usize {
     n.len()
 }
 
-/// A copy of `kb` with a store of its own that remembers nothing yet.
+/// A copy of `kb` with a store of its own that remembers nothing: the verdicts its import
+/// kept are dropped.
 fn forgetful_copy(kb: &Path) -> tempfile::TempDir {
     let copy = tempfile::tempdir().expect("tempdir");
     copy_tree_with_links(kb, copy.path());
     std::fs::remove_dir_all(copy.path().join(".evokb")).expect("drop the copied store");
     assert!(evokb(copy.path(), &["init"]).status.success());
     assert!(evokb(copy.path(), &["import"]).status.success());
+    forget(copy.path());
     assert_eq!(remembered(copy.path()), 0);
     copy
+}
+
+/// Drops every remembered verdict and probe set of the store of `kb`.
+fn forget(kb: &Path) {
+    use evokb_evolve::verdicts::{NAMESPACE, PROBES_NAMESPACE, SYNTAX_NAMESPACE};
+    let store =
+        evokb_store::Store::open(&kb.join(".evokb"), evokb_export::index::default_indexer())
+            .expect("open the store");
+    let kept: Vec<_> = [NAMESPACE, PROBES_NAMESPACE, SYNTAX_NAMESPACE]
+        .into_iter()
+        .map(|namespace| (namespace, store.read().expect("read").derived(namespace).expect("read")))
+        .collect();
+    let mut w = store.write().expect("write");
+    for (namespace, values) in kept {
+        for key in values.into_keys() {
+            w.remove_derived(namespace, &key).expect("remove");
+        }
+    }
+    w.commit().expect("commit");
 }
 
 /// `copy_tree`, keeping symlinks as symlinks.
@@ -77,7 +98,7 @@ fn remembered_verdicts_report_what_a_fresh_lint_reports() {
 
     let first = lint(kb.path());
     let kept = remembered(kb.path());
-    assert!(kept > 100, "the first lint keeps a verdict per record it checked ({kept})");
+    assert!(kept > 100, "the store keeps a verdict per record checked ({kept})");
     let second = lint(kb.path());
     assert_eq!(first, second, "remembered verdicts change no finding");
     assert_eq!(second, lint(forgetful_copy(kb.path()).path()), "and neither does forgetting them");
@@ -124,6 +145,40 @@ fn remembered_verdicts_report_what_a_fresh_lint_reports() {
     let edited = lint(kb.path());
     assert!(edited.contains("KB-SEC-INJECTION") && edited.contains(ID), "{edited}");
     assert_eq!(edited, lint(forgetful_copy(kb.path()).path()));
+}
+
+#[test]
+fn an_import_keeps_the_verdicts_the_next_lint_recalls() {
+    let kb = sample();
+    assert!(evokb(kb.path(), &["init"]).status.success());
+    append_to_entry(kb.path(), "布局笔记见 notes/layout-notes.md。");
+    assert!(evokb(kb.path(), &["import"]).status.success());
+    // The import judged every entry for quarantine with the checks lint runs, and kept them.
+    let kept = remembered(kb.path());
+    assert!(kept > 100, "the import keeps a verdict per record it judged ({kept})");
+    let first = lint(kb.path());
+    assert_eq!(remembered(kb.path()), kept, "the lint after the import recalled them all");
+    assert_eq!(first, lint(forgetful_copy(kb.path()).path()), "and reports what a fresh lint does");
+
+    // A symlink planted afterwards, then an import of another file of the same directory: that
+    // import keeps new verdicts for the directory beside the old probes, so the entry that named
+    // the path (not imported again) is still checked again, and the escape is reported.
+    let outside = tempfile::tempdir().expect("tempdir");
+    std::fs::write(outside.path().join("layout-notes.md"), "elsewhere").expect("write");
+    std::os::unix::fs::symlink(outside.path(), kb.path().join(PL_DIR).join("notes"))
+        .expect("symlink");
+    let other = kb.path().join(PL_DIR).join("elementwise.md");
+    let mut text = std::fs::read_to_string(&other).expect("read");
+    text.push_str("- 复核：同形态在 910B2C 上再测一次。\n");
+    std::fs::write(&other, text).expect("write");
+    assert!(evokb(kb.path(), &["import"]).status.success());
+    let after = lint(kb.path());
+    assert!(
+        after.contains("symlink resolves outside the repository")
+            && after.contains("notes/layout-notes.md"),
+        "{after}"
+    );
+    assert_eq!(after, lint(forgetful_copy(kb.path()).path()));
 }
 
 #[test]
