@@ -11,8 +11,9 @@ run --runs times, alternated (evokb, baseline, reference, evokb, ...) so that th
 shared machine falls on each alike:
 
 - `evokb lint` (the binary under test) and `baseline lint` (another build, e.g. the one before
-  a change) on the imported copy; the untimed warm-up run of `evokb lint` keeps the verdicts
-  the timed runs then recall, as a pre-commit lint after an earlier one does;
+  a change) on the imported copy: the import kept the text-check verdicts of every record it
+  judged, and the untimed warm-up run of `evokb lint` keeps the rest (repro scripts' syntax),
+  so the timed runs recall them, as a pre-commit lint after an import or an earlier lint does;
 - `evokb lint --fresh`, every record checked again (the cost of the first lint of a store, or
   of one after the checks changed);
 - `kb_lint.py`, the reference, run from the copy's root when --reference-tools names a
