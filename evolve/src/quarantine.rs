@@ -263,8 +263,8 @@ pub fn refresh_records_with_progress(
     let mut verdicts = crate::verdicts::Verdicts::none();
     let mut findings = Vec::with_capacity(checked.len());
     for (rec, (errors, learnt)) in to_judge.iter().zip(checked) {
-        if let Some((bytes, probes)) = learnt {
-            verdicts.learn(rec, bytes, probes);
+        if let Some(learnt) = learnt {
+            verdicts.learn(rec, learnt);
         }
         findings.push(errors);
     }

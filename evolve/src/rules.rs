@@ -584,8 +584,9 @@ fn text_checks(
         .zip(results)
         .map(|(rec, result)| {
             let (checks, learnt) = result?;
-            if let Some((bytes, probes)) = learnt {
-                verdicts.learn(rec, bytes, probes);
+            match learnt {
+                Some(learnt) => verdicts.learn(rec, learnt),
+                None => verdicts.recalled(rec),
             }
             Some(checks)
         })

@@ -24,8 +24,7 @@ fn remembered(kb: &Path) -> usize {
         evokb_export::index::default_indexer(),
     )
     .expect("open the store");
-    let n = store.read().expect("read").derived(evokb_evolve::verdicts::NAMESPACE).expect("read");
-    n.len()
+    evokb_evolve::verdicts::kept_count(&store.read().expect("read")).expect("read")
 }
 
 /// A copy of `kb` with a store of its own that remembers nothing: the verdicts its import
