@@ -251,7 +251,7 @@ fn decode_file(bytes: &[u8]) -> Option<KeptFile> {
 /// `entries` (sorted by record, the later of two equal ones kept) under `common`, as kept.
 fn encode_file(common: [u8; 16], mut entries: Vec<KeptEntry>) -> Option<Vec<u8>> {
     entries.reverse();
-    entries.sort_by(|a, b| a.record.cmp(&b.record));
+    entries.sort_by_key(|e| e.record);
     entries.dedup_by(|later, earlier| later.record == earlier.record);
     to_bytes(&KeptFile { common, entries })
 }
@@ -279,6 +279,10 @@ fn encode_probes(dir: &str, probes: &[evokb_lint::Probe]) -> Option<Vec<u8>> {
     zstd::bulk::compress(&plain, 3).ok()
 }
 
+/// The verdicts of one file's records computed in this run: what they were computed under,
+/// and each record's.
+type FreshFile = ([u8; 16], Vec<KeptEntry>);
+
 /// Verdicts remembered in the store, the directories whose probe sets still hold, and what a
 /// lint learnt that they did not hold.
 #[derive(Default)]
@@ -296,7 +300,7 @@ pub struct Verdicts {
     probe_sets: HashMap<PathBuf, (Vec<evokb_lint::Probe>, bool)>,
     /// Verdicts computed in this run, to keep, by file: what they were computed under, and
     /// each record's.
-    fresh: HashMap<String, ([u8; 16], Vec<KeptEntry>)>,
+    fresh: HashMap<String, FreshFile>,
     /// The records whose remembered verdict answered in this run, by file.
     recalled: HashMap<String, Vec<[u8; 8]>>,
     /// The probes of the verdicts computed in this run, by directory.
@@ -549,9 +553,9 @@ impl Verdicts {
         // In key order: at a first import every file's value is new, and a B-tree filled in
         // key order packs its pages better (at 100k entries the store was 1.3 MB smaller than
         // with the files in name order, a random key order).
-        let mut files: Vec<(CaseHash, &([u8; 16], Vec<KeptEntry>))> =
+        let mut files: Vec<(CaseHash, &FreshFile)> =
             self.fresh.iter().map(|(file, fresh)| (file_key(file), fresh)).collect();
-        files.sort_by(|a, b| a.0.cmp(&b.0));
+        files.sort_by_key(|f| f.0);
         for (key, (common, new)) in files {
             let mut entries: Vec<KeptEntry> = w
                 .derived_value(NAMESPACE, &key)?
