@@ -291,7 +291,7 @@ pub enum Command {
         /// The task searching, recorded with the hit
         #[arg(long, value_name = "TASK_ID")]
         task: Option<String>,
-        /// Print {query, offset, results: [{id, source, title, path, facets, score, snippet}]}
+        /// Print {query, total, results: [{id, source, title, path, facets, score, snippet}]}, with offset when --offset is given
         #[arg(long)]
         json: bool,
     },
