@@ -11,11 +11,11 @@ run --runs times, alternated (evokb, baseline, reference, evokb, ...) so that th
 shared machine falls on each alike:
 
 - `evokb lint` (the binary under test) and `baseline lint` (another build, e.g. the one before
-  a change) on the imported copy: the import kept the text-check verdicts of every record it
+  a change), each on a copy imported by itself: the import kept the text-check verdicts of every record it
   judged, and the untimed warm-up run of `evokb lint` keeps the rest (repro scripts' syntax),
   so the timed runs recall them, as a pre-commit lint after an import or an earlier lint does;
-- `evokb lint --fresh`, every record checked again (the cost of the first lint of a store, or
-  of one after the checks changed);
+- `evokb lint --fresh`, every record checked again (the cost of the first lint after the checks
+  changed, i.e. after a new evokb build, or of one on a store that kept no verdicts);
 - `kb_lint.py`, the reference, run from the copy's root when --reference-tools names a
   directory holding `.agents/tools/kb_lint.py` (the reference tools are not part of this
   repository; they are copied into the scratch copy, as the old tool expects to live there).
@@ -51,6 +51,7 @@ def timed(cmd, cwd):
 def prepare(kb, evokb, scratch, tools):
     """A copy of kb in scratch, initialised and imported, with the reference tools beside it."""
     dst = os.path.join(scratch, os.path.basename(os.path.normpath(kb)))
+    os.makedirs(scratch, exist_ok=True)
     shutil.copytree(kb, dst, symlinks=True, ignore=shutil.ignore_patterns(".evokb"))
     if tools:
         shutil.copytree(os.path.join(tools, ".agents"), os.path.join(dst, ".agents"),
@@ -76,7 +77,7 @@ def main():
     kbs = a.kb or [os.path.join(ROOT, "tests/data/tilelang-kb")]
     with tempfile.TemporaryDirectory(prefix="evokb-lint-cost-") as scratch:
         for kb in kbs:
-            dst = prepare(kb, a.evokb, scratch, a.reference_tools)
+            dst = prepare(kb, a.evokb, os.path.join(scratch, "evokb"), a.reference_tools)
             cmds = [("evokb lint", [a.evokb, "--root", dst, "lint"])]
             # The same lint checking every record again, as the first lint of a store does
             # (remembered verdicts ignored; a build without --fresh has none to ignore).
@@ -84,7 +85,12 @@ def main():
             if "--fresh" in helptext:
                 cmds.append(("evokb --fresh", [a.evokb, "--root", dst, "lint", "--fresh"]))
             if a.baseline:
-                cmds.append(("baseline lint", [a.baseline, "--root", dst, "lint"]))
+                # On a copy of its own, imported by itself: two builds that keep their
+                # verdicts in different formats would each drop the other's as unreadable
+                # and check everything on every run.
+                base = prepare(kb, a.baseline, os.path.join(scratch, "baseline"),
+                               a.reference_tools)
+                cmds.append(("baseline lint", [a.baseline, "--root", base, "lint"]))
             ref = os.path.join(dst, ".agents/tools/kb_lint.py")
             if a.reference_tools and os.path.isfile(ref):
                 cmds.append(("kb_lint.py", [sys.executable, ref]))
