@@ -14,6 +14,8 @@ shared machine falls on each alike:
   a change), each on a copy imported by itself: the import kept the text-check verdicts of every record it
   judged, and the untimed warm-up run of `evokb lint` keeps the rest (repro scripts' syntax),
   so the timed runs recall them, as a pre-commit lint after an import or an earlier lint does;
+- `lint after import` (and `baseline after import`): `evokb lint` on the store exactly as its
+  import left it (put back before each run): what the import kept is all it recalls;
 - `evokb lint --fresh`, every record checked again (the cost of the first lint after the checks
   changed, i.e. after a new evokb build, or of one on a store that kept no verdicts);
 - `kb_lint.py`, the reference, run from the copy's root when --reference-tools names a
@@ -78,6 +80,9 @@ def main():
     with tempfile.TemporaryDirectory(prefix="evokb-lint-cost-") as scratch:
         for kb in kbs:
             dst = prepare(kb, a.evokb, os.path.join(scratch, "evokb"), a.reference_tools)
+            # The store as the import left it, put back before each run of "lint after
+            # import", so every such run is the first lint of a freshly imported store.
+            firsts = {"lint after import": (a.evokb, dst)}
             cmds = [("evokb lint", [a.evokb, "--root", dst, "lint"])]
             # The same lint checking every record again, as the first lint of a store does
             # (remembered verdicts ignored; a build without --fresh has none to ignore).
@@ -91,13 +96,21 @@ def main():
                 base = prepare(kb, a.baseline, os.path.join(scratch, "baseline"),
                                a.reference_tools)
                 cmds.append(("baseline lint", [a.baseline, "--root", base, "lint"]))
+                firsts["baseline after import"] = (a.baseline, base)
+            for name, (binary, root) in firsts.items():
+                shutil.copytree(os.path.join(root, ".evokb"), os.path.join(scratch, name))
             ref = os.path.join(dst, ".agents/tools/kb_lint.py")
             if a.reference_tools and os.path.isfile(ref):
                 cmds.append(("kb_lint.py", [sys.executable, ref]))
             times = {name: [] for name, _ in cmds}
+            times.update({name: [] for name in firsts})
             for name, cmd in cmds:  # one warm-up run each (page cache, first exec)
                 timed(cmd, dst)
             for _ in range(a.runs):
+                for name, (binary, root) in firsts.items():
+                    shutil.rmtree(os.path.join(root, ".evokb"))
+                    shutil.copytree(os.path.join(scratch, name), os.path.join(root, ".evokb"))
+                    times[name].append(timed([binary, "--root", root, "lint"], root))
                 for name, cmd in cmds:
                     times[name].append(timed(cmd, dst))
             load = " ".join(open("/proc/loadavg").read().split()[:3])
@@ -106,10 +119,10 @@ def main():
                    for n, t in times.items()}
             against = "kb_lint.py" if "kb_lint.py" in med else cmds[-1][0]
             bw, bc = med[against]
-            print(f"  {'command':<14} {'wall ms':>9} {'cpu ms':>9}  {'wall/' + against:>18}"
+            print(f"  {'command':<22} {'wall ms':>9} {'cpu ms':>9}  {'wall/' + against:>18}"
                   f" {'cpu/' + against:>17}")
             for n, (w, c) in med.items():
-                print(f"  {n:<14} {w * 1e3:>9.1f} {c * 1e3:>9.1f}  {w / bw:>18.2f}"
+                print(f"  {n:<22} {w * 1e3:>9.1f} {c * 1e3:>9.1f}  {w / bw:>18.2f}"
                       f" {c / max(bc, 1e-6):>17.2f}")
 
 
