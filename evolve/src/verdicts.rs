@@ -572,6 +572,38 @@ impl Verdicts {
     }
 }
 
+/// Keeps the syntax verdicts (KB-REPRO-COMPILE) of the repro scripts among `records`, each read
+/// from disk under `root` as a lint reads it: an import calls this in its transaction with
+/// every repro record it holds, so the lint after it parses no script. A script whose kept
+/// verdict was computed for the same bytes is not parsed again and its verdict not rewritten;
+/// one that cannot be read, or is not UTF-8, gets no verdict (the lint reports it).
+pub fn keep_repro_syntax(
+    w: &mut WriteTxn,
+    root: &Path,
+    records: &[Record],
+) -> Result<(), StoreError> {
+    let scripts: Vec<&Record> =
+        records.iter().filter(|r| r.kind == evokb_store::Kind::Repro).collect();
+    let mut kept = HashMap::new();
+    for rec in &scripts {
+        let key = rec.case_hash();
+        if let Some(bytes) = w.derived_value(SYNTAX_NAMESPACE, &key)? {
+            kept.insert(key, bytes);
+        }
+    }
+    let mut verdicts = Verdicts::none().with_syntax(kept);
+    for rec in scripts {
+        let Ok(raw) = std::fs::read(root.join(&rec.file)) else { continue };
+        if let Ok(src) = evokb_export::text::decode_utf8(&raw) {
+            verdicts.syntax_of(&rec.case_hash(), src);
+        }
+    }
+    for (key, bytes) in &verdicts.fresh_syntax {
+        w.put_derived(SYNTAX_NAMESPACE, key, bytes)?;
+    }
+    Ok(())
+}
+
 /// How many record verdicts the store read by `txn` keeps (over every file's value).
 pub fn kept_count(txn: &evokb_store::ReadTxn) -> Result<usize, StoreError> {
     Ok(txn

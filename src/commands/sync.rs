@@ -72,6 +72,11 @@ pub fn import(
         ImportOptions { prefer, strict },
         &bar,
     )?;
+    // Every repro script's syntax verdict is kept now (parsing only scripts whose bytes have no
+    // verdict yet), so the lint after the import parses none.
+    let repros = txn.records_of_kind(evokb_store::Kind::Repro)?;
+    evokb_evolve::verdicts::keep_repro_syntax(&mut txn, &root, &repros)?;
+    drop(repros);
     // Only content records are judged. The others (at a first import: every INDEX row, stats
     // row and search event, over half the records) are freed now, before the index building
     // that runs beside the judging needs the memory.

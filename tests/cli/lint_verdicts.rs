@@ -27,6 +27,17 @@ fn remembered(kb: &Path) -> usize {
     evokb_evolve::verdicts::kept_count(&store.read().expect("read")).expect("read")
 }
 
+/// How many repro scripts' syntax verdicts the store of `kb` remembers.
+fn remembered_syntax(kb: &Path) -> usize {
+    let store = evokb_store::Store::open_read_only(
+        &kb.join(".evokb"),
+        evokb_export::index::default_indexer(),
+    )
+    .expect("open the store");
+    let txn = store.read().expect("read");
+    txn.derived(evokb_evolve::verdicts::SYNTAX_NAMESPACE).expect("read").len()
+}
+
 /// A copy of `kb` with a store of its own that remembers nothing: the verdicts its import
 /// kept are dropped.
 fn forgetful_copy(kb: &Path) -> tempfile::TempDir {
@@ -155,8 +166,17 @@ fn an_import_keeps_the_verdicts_the_next_lint_recalls() {
     // The import judged every entry for quarantine with the checks lint runs, and kept them.
     let kept = remembered(kb.path());
     assert!(kept > 100, "the import keeps a verdict per record it judged ({kept})");
+    let scripts = std::fs::read_dir(kb.path().join(PL_DIR).join("repro")).expect("repro").count();
+    assert!(scripts > 0);
+    assert_eq!(remembered_syntax(kb.path()), scripts, "and each repro script's syntax verdict");
+    let store_file = kb.path().join(".evokb/evokb.redb");
+    let before = std::fs::read(&store_file).expect("read the store");
     let first = lint(kb.path());
     assert_eq!(remembered(kb.path()), kept, "the lint after the import recalled them all");
+    assert!(
+        std::fs::read(&store_file).expect("read the store") == before,
+        "the lint after the import had nothing to keep, so it wrote nothing"
+    );
     assert_eq!(first, lint(forgetful_copy(kb.path()).path()), "and reports what a fresh lint does");
 
     // A symlink planted afterwards, then an import of another file of the same directory: that
