@@ -135,11 +135,32 @@ pub fn chunked_stdout() -> std::io::Result<Box<dyn std::io::Write>> {
     {
         use std::os::fd::AsFd;
         if let Ok(fd) = std::io::stdout().as_fd().try_clone_to_owned() {
+            widen_pipe(&fd);
             return Ok(Box::new(std::fs::File::from(fd)));
         }
     }
     Ok(Box::new(std::io::stdout().lock()))
 }
+
+/// When `fd` is a pipe with Linux's default 64 KiB buffer, asks for [`PIPE_BYTES`]: a family
+/// query at 100k entries writes 6.5 MB, and through 64 KiB the writer and the reader took
+/// turns a hundred times (with `cat` reading: 25.3 → 19.4 ms wall, medians of 21 runs). A
+/// pipe already larger, a refusal (a per-user limit on pipe memory), or not a pipe leaves
+/// things as they are; the reader sees the same bytes either way.
+#[cfg(target_os = "linux")]
+fn widen_pipe(fd: &std::os::fd::OwnedFd) {
+    if rustix::pipe::fcntl_getpipe_size(fd).is_ok_and(|size| size < PIPE_BYTES) {
+        let _ = rustix::pipe::fcntl_setpipe_size(fd, PIPE_BYTES);
+    }
+}
+
+#[cfg(all(unix, not(target_os = "linux")))]
+fn widen_pipe(_fd: &std::os::fd::OwnedFd) {}
+
+/// The pipe buffer [`widen_pipe`] asks for: Linux's default limit for an unprivileged process
+/// (`/proc/sys/fs/pipe-max-size`).
+#[cfg(target_os = "linux")]
+const PIPE_BYTES: usize = 1 << 20;
 
 /// Writes `text`, which may hold ANSI styles, to stdout through anstream: the styles reach a
 /// terminal, and are stripped in a pipe, under `NO_COLOR`, or with `--color never`
