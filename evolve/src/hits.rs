@@ -363,6 +363,63 @@ pub fn count_all_hits(txn: &dyn EventSource) -> Result<Vec<(String, EventCounter
     Ok(by_id.into_iter().collect())
 }
 
+/// What an import must know of the event counters before it changes anything, to keep them
+/// current afterwards (see [`keep_counters_after_import`]).
+#[derive(Debug, Clone, Copy)]
+pub struct CountersBefore {
+    current: bool,
+    events: u64,
+}
+
+/// Takes [`CountersBefore`] in the import's transaction, before the import writes.
+pub fn counters_before(w: &WriteTxn) -> Result<CountersBefore, StoreError> {
+    let events = w.counts()?.get(&Kind::SearchEvent).copied().unwrap_or(0);
+    Ok(CountersBefore { current: w.event_counters_current()?, events })
+}
+
+/// Keeps the event counters current through an import that only added search events (a log
+/// appended to by hand, or by another clone and merged): the written events are counted and
+/// merged into the counters, or make them up when the store had no event before. Without
+/// this, the first `stats hits` after such an import recounted every event (1.7 s at 100k
+/// events). An import that changed or removed an event leaves the counters behind, as
+/// before, and the next report recounts. `written` are the records the import wrote,
+/// `events_after` the store's search events after it. Returns whether the counters are
+/// current.
+pub fn keep_counters_after_import(
+    w: &mut WriteTxn,
+    before: CountersBefore,
+    written: &[Record],
+    events_after: u64,
+) -> Result<bool, StoreError> {
+    let new: Vec<&Record> = written.iter().filter(|r| r.kind == Kind::SearchEvent).collect();
+    if new.is_empty() {
+        // No event was written; one may have been removed, which the generation records.
+        return w.event_counters_current();
+    }
+    // Every written event is new, and none went, exactly when the count grew by as many.
+    let only_added = before.events + new.len() as u64 == events_after;
+    if !only_added || !(before.current || before.events == 0) {
+        return Ok(false);
+    }
+    let mut by_id: HashMap<String, EventCounter> = HashMap::new();
+    for rec in new {
+        let key = rec.case_hash().0;
+        with_event_fields(rec, |ts, returned, task| {
+            for id in returned {
+                by_id.entry(hit_target(id).to_string()).or_default().count_event(ts, &key, task);
+            }
+        });
+    }
+    if before.current {
+        w.merge_event_counters(by_id)?;
+        w.mark_event_counters_current()?;
+    } else {
+        // No event before, so the stored counters (if any) describe nothing that is left.
+        w.replace_event_counters(by_id)?;
+    }
+    Ok(true)
+}
+
 /// Where [`count_all_hits`] reads the search events from, in key order: a read or a write
 /// transaction.
 pub trait EventSource {

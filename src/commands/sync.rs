@@ -63,6 +63,7 @@ pub fn import(
         PreferArg::Store => Prefer::Store,
     });
     let mut txn = store.write()?;
+    let counters = evokb_evolve::hits::counters_before(&txn)?;
     // A hand-edited record with a KB-SEC error is imported, but quarantined (issue #10).
     // Only what the import wrote is judged, as it parsed it: the other records' texts are as
     // last judged.
@@ -72,6 +73,10 @@ pub fn import(
         ImportOptions { prefer, strict },
         &bar,
     )?;
+    // Search events the import only added (a log appended to) are counted into the hit
+    // counters now, so the next `stats hits` reads them rather than recounting every event.
+    let events_after = report.counts.get(&Kind::SearchEvent).copied().unwrap_or(0);
+    evokb_evolve::hits::keep_counters_after_import(&mut txn, counters, &changed, events_after)?;
     // Every repro script's syntax verdict is kept now (parsing only scripts whose bytes have no
     // verdict yet), so the lint after the import parses none.
     let repros = txn.records_of_kind(evokb_store::Kind::Repro)?;

@@ -71,6 +71,33 @@ impl EventCounter {
     }
 }
 
+impl EventCounter {
+    /// Adds the events `other` counted (events this one did not count): the counts add up and
+    /// the later of each pair of latest events stands, so merging the counters of two sets of
+    /// events gives what counting their union gives.
+    pub fn merge(&mut self, other: &EventCounter) {
+        if other.count == 0 {
+            return;
+        }
+        let newer = self.count == 0
+            || (other.latest.0.as_str(), &other.latest.1)
+                >= (self.latest.0.as_str(), &self.latest.1);
+        if newer {
+            self.latest = other.latest.clone();
+        }
+        self.count = self.count.saturating_add(other.count);
+        if let Some((ts, key, label)) = &other.labelled {
+            let newer = match &self.labelled {
+                Some((t, k, _)) => (ts.as_str(), key) >= (t.as_str(), k),
+                None => true,
+            };
+            if newer {
+                self.labelled = Some((ts.clone(), *key, label.clone()));
+            }
+        }
+    }
+}
+
 fn decode(name: &str, bytes: &[u8]) -> Result<EventCounter, StoreError> {
     codec::decode(bytes).map_err(|detail| StoreError::Corrupted {
         table: "event_counters",
@@ -142,6 +169,25 @@ impl WriteTxn {
         Ok(())
     }
 
+    /// Merges `counted` (each name's counter over events the stored counters do not count yet)
+    /// into the stored counters, one read and one write per name (see [`EventCounter::merge`]).
+    /// The caller makes the counters current once they count every event.
+    pub fn merge_event_counters(
+        &mut self,
+        counted: impl IntoIterator<Item = (String, EventCounter)>,
+    ) -> Result<(), StoreError> {
+        let mut table = self.txn.open_table(COUNTERS)?;
+        for (name, fresh) in counted {
+            let mut c = match table.get(name.as_str())? {
+                Some(v) => decode(&name, v.value())?,
+                None => EventCounter::default(),
+            };
+            c.merge(&fresh);
+            table.insert(name.as_str(), codec::encode(&c).as_slice())?;
+        }
+        Ok(())
+    }
+
     /// Replaces every counter with `counters` and makes them current.
     pub fn replace_event_counters(
         &mut self,
@@ -190,5 +236,36 @@ mod tests {
         assert_eq!(forward.count, 4);
         assert_eq!(forward.latest, ("2026-01-03".to_string(), [2; 32]));
         assert_eq!(forward.labelled, Some(("2026-01-02".to_string(), [1; 32], "a".to_string())));
+    }
+
+    #[test]
+    fn merging_the_counters_of_two_halves_gives_the_counter_of_all() {
+        let events: [(&str, [u8; 32], Option<&str>); 5] = [
+            ("2026-01-02", [1; 32], Some("a")),
+            ("2026-01-03", [0; 32], None),
+            ("2026-01-03", [2; 32], None),
+            ("2026-01-01", [9; 32], Some("b")),
+            ("2026-01-02", [3; 32], Some("c")),
+        ];
+        let mut all = EventCounter::default();
+        for (ts, key, label) in &events {
+            all.count_event(ts, key, *label);
+        }
+        for split in 0..=events.len() {
+            let (a, b) = events.split_at(split);
+            let mut left = EventCounter::default();
+            for (ts, key, label) in a {
+                left.count_event(ts, key, *label);
+            }
+            let mut right = EventCounter::default();
+            for (ts, key, label) in b {
+                right.count_event(ts, key, *label);
+            }
+            let mut merged = left.clone();
+            merged.merge(&right);
+            assert_eq!(merged, all, "split at {split}");
+            right.merge(&left);
+            assert_eq!(right, all, "split at {split}, merged the other way");
+        }
     }
 }

@@ -3,6 +3,9 @@
 //! - any task id or query text survives into the search log and the stats.md hit table;
 //! - `render --check` compares exactly what `render` writes, pending hits included;
 //! - a count a person wrote in the hit table is a baseline that later hits add to;
+//! - the stored hit counters stay equal to a recount of the events: recorded hits and imports
+//!   that only add events keep them current, any other change to the events leaves them to be
+//!   counted again;
 //! - after `import --prefer`, an entry and its INDEX row agree.
 
 use evokb_evolve::hits;
@@ -227,12 +230,33 @@ fn the_event_counters_agree_with_a_recount_of_the_events() {
         stats_hits(kb.path())["entries"],
         serde_json::to_value(recount_of(kb.path())).expect("json")
     );
-    // A person appends a line to the log and imports it: the counters are behind until the
-    // next report counts again.
+    // A person appends a line to the log and imports it: the import counts the event it
+    // added, so the counters stay current and equal to a recount.
     let log = kb.path().join(layout::defaults::SEARCH_LOG);
     let mut text = std::fs::read_to_string(&log).expect("log");
-    text.push_str(&format!("{{\"ts\": \"2026-12-01T00:00:00Z\", \"query\": \"hand\", \"returned\": [\"{id}\"], \"task\": \"by-hand\"}}\n"));
-    std::fs::write(&log, text).expect("write");
+    let appended = format!("{{\"ts\": \"2026-12-01T00:00:00Z\", \"query\": \"hand\", \"returned\": [\"{id}\"], \"task\": \"by-hand\"}}\n");
+    text.push_str(&appended);
+    std::fs::write(&log, &text).expect("write");
+    let out = evokb(kb.path(), &["import"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let store =
+        evokb_store::Store::open(&kb.path().join(".evokb"), evokb_export::index::default_indexer())
+            .expect("open");
+    assert_eq!(stored(&store), recount(&store), "an appended event is counted by the import");
+    drop(store);
+    let after = stats_hits(kb.path());
+    let row = after["entries"]
+        .as_array()
+        .expect("rows")
+        .iter()
+        .find(|r| r["id"] == id)
+        .expect("row")
+        .clone();
+    assert_eq!(row["last_hit_task"], "by-hand", "{row}");
+    // Then the person changes that line (an event gone, another new): a count cannot take an
+    // event away, so the counters are behind until the next report counts again.
+    let edited = appended.replace("by-hand", "by-hand-again");
+    std::fs::write(&log, text.replace(&appended, &edited)).expect("write");
     let out = evokb(kb.path(), &["import"]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let store =
@@ -248,8 +272,28 @@ fn the_event_counters_agree_with_a_recount_of_the_events() {
         .find(|r| r["id"] == id)
         .expect("row")
         .clone();
-    assert_eq!(row["last_hit_task"], "by-hand", "{row}");
+    assert_eq!(row["last_hit_task"], "by-hand-again", "{row}");
     assert_eq!(after["entries"], serde_json::to_value(recount_of(kb.path())).expect("json"));
+}
+
+/// A first import through the CLI counts the events it brings into a store that had none, so
+/// the first `stats hits` reads the counters instead of counting every event.
+#[test]
+fn a_first_import_leaves_the_event_counters_current() {
+    let kb = sample();
+    for args in [&["init"][..], &["import"]] {
+        let out = evokb(kb.path(), args);
+        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    }
+    let store =
+        evokb_store::Store::open(&kb.path().join(".evokb"), evokb_export::index::default_indexer())
+            .expect("open");
+    let txn = store.read().expect("r");
+    assert!(txn.event_counters_current().expect("current"));
+    let counted = hits::hits_from_counters(txn.event_counters().expect("counters"));
+    drop((txn, store));
+    assert!(!counted.is_empty(), "the sample's log names entries");
+    assert_eq!(counted, recount_of(kb.path()));
 }
 
 /// [`hits::HitCounter`] over the store's events at `kb`, in key order.
