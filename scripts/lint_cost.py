@@ -12,8 +12,9 @@ shared machine falls on each alike:
 
 - `evokb lint` (the binary under test) and `baseline lint` (another build, e.g. the one before
   a change), each on a copy imported by itself: the import kept the text-check verdicts of every record it
-  judged, and the untimed warm-up run of `evokb lint` keeps the rest (repro scripts' syntax),
-  so the timed runs recall them, as a pre-commit lint after an import or an earlier lint does;
+  judged and (since 92532e7) every repro script's syntax verdict; the untimed warm-up run of
+  `evokb lint` keeps whatever an older build's import left out, so the timed runs recall them,
+  as a pre-commit lint after an earlier lint does;
 - `lint after import` (and `baseline after import`): `evokb lint` on the store exactly as its
   import left it (put back before each run): what the import kept is all it recalls;
 - `evokb lint --fresh`, every record checked again (the cost of the first lint after the checks
