@@ -360,7 +360,11 @@ pub fn count_all_hits(txn: &dyn EventSource) -> Result<Vec<(String, EventCounter
             }
         });
     })?;
-    Ok(by_id.into_iter().collect())
+    // In name order: stored that way, the counter table's leaves are packed full (inserted in
+    // hash order, redb leaves them half full).
+    let mut out: Vec<(String, EventCounter)> = by_id.into_iter().collect();
+    out.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+    Ok(out)
 }
 
 /// What an import must know of the event counters before it changes anything, to keep them
@@ -401,7 +405,8 @@ pub fn keep_counters_after_import(
     if !only_added || !(before.current || before.events == 0) {
         return Ok(false);
     }
-    let mut by_id: HashMap<String, EventCounter> = HashMap::new();
+    // A BTreeMap: the counters are written in name order, which packs their table's leaves.
+    let mut by_id: BTreeMap<String, EventCounter> = BTreeMap::new();
     for rec in new {
         let key = rec.case_hash().0;
         with_event_fields(rec, |ts, returned, task| {

@@ -129,20 +129,43 @@ fn a_store_side_change_survives_an_import_of_a_hand_edit_to_another_record_of_it
     let (kb, store) = imported_sample();
     let layout_md = topic("layout.md");
     mutate::set_field(&store, "PL-1.2-caxis-accum", None, "status", "stale").expect("set");
-    edit(kb.path(), &layout_md, "id: PL-1.1-transpose-chain\nkind: pattern", "id: PL-1.1-transpose-chain\nkind: trap");
+    edit(
+        kb.path(),
+        &layout_md,
+        "id: PL-1.1-transpose-chain\nkind: pattern",
+        "id: PL-1.1-transpose-chain\nkind: trap",
+    );
     let report = evokb_export::import(kb.path(), &store, ImportOptions::default()).expect("import");
     assert_eq!((report.added, report.updated, report.removed), (0, 1, 0));
     assert_eq!(report.kept_store, 1, "the set status is the store's change");
-    assert_eq!(field(&store, Kind::Entry, "PL-1.2-caxis-accum", "status").as_deref(), Some("stale"));
-    assert_eq!(field(&store, Kind::Entry, "PL-1.1-transpose-chain", "kind").as_deref(), Some("trap"));
+    assert_eq!(
+        field(&store, Kind::Entry, "PL-1.2-caxis-accum", "status").as_deref(),
+        Some("stale")
+    );
+    assert_eq!(
+        field(&store, Kind::Entry, "PL-1.1-transpose-chain", "kind").as_deref(),
+        Some("trap")
+    );
     render_in_place(kb.path(), &store, &evokb_export::NoDerivedRows, false).expect("render");
     let text = std::fs::read_to_string(kb.path().join(&layout_md)).expect("read");
-    assert!(text.contains("id: PL-1.2-caxis-accum\nkind: pattern\nfamily: [pooling, window, elementwise]"));
-    edit(kb.path(), &layout_md, "id: PL-1.1-transpose-chain\nkind: trap", "id: PL-1.1-transpose-chain\nkind: pattern");
+    assert!(text
+        .contains("id: PL-1.2-caxis-accum\nkind: pattern\nfamily: [pooling, window, elementwise]"));
+    edit(
+        kb.path(),
+        &layout_md,
+        "id: PL-1.1-transpose-chain\nkind: trap",
+        "id: PL-1.1-transpose-chain\nkind: pattern",
+    );
     let report = evokb_export::import(kb.path(), &store, ImportOptions::default()).expect("import");
     assert_eq!((report.added, report.updated, report.removed, report.kept_store), (0, 1, 0, 0));
-    assert_eq!(field(&store, Kind::Entry, "PL-1.2-caxis-accum", "status").as_deref(), Some("stale"));
-    assert_eq!(field(&store, Kind::Entry, "PL-1.1-transpose-chain", "kind").as_deref(), Some("pattern"));
+    assert_eq!(
+        field(&store, Kind::Entry, "PL-1.2-caxis-accum", "status").as_deref(),
+        Some("stale")
+    );
+    assert_eq!(
+        field(&store, Kind::Entry, "PL-1.1-transpose-chain", "kind").as_deref(),
+        Some("pattern")
+    );
     let report = evokb_export::verify(&store).expect("verify");
     assert!(report.problems.is_empty(), "{:?}", report.problems);
 }
