@@ -344,27 +344,34 @@ fn count_hits_of(w: &mut WriteTxn, rec: &Record) -> Result<(), StoreError> {
 /// event counters hold when they are current.
 pub fn count_all_hits(txn: &dyn EventSource) -> Result<Vec<(String, EventCounter)>, StoreError> {
     let mut by_id: HashMap<String, EventCounter> = HashMap::new();
-    txn.each_event(&mut |rec| {
-        let key = rec.case_hash().0;
-        with_event_fields(rec, |ts, returned, task| {
-            for id in returned {
-                let id = hit_target(id);
-                match by_id.get_mut(id) {
-                    Some(c) => c.count_event(ts, &key, task),
-                    None => {
-                        let mut c = EventCounter::default();
-                        c.count_event(ts, &key, task);
-                        by_id.insert(id.to_string(), c);
-                    }
+    txn.each_event(&mut |rec| count_hits_into(&mut by_id, rec))?;
+    Ok(in_name_order(by_id))
+}
+
+/// Counts the search event `rec` into the counter of each hit target it returned.
+fn count_hits_into(by_id: &mut HashMap<String, EventCounter>, rec: &Record) {
+    let key = rec.case_hash().0;
+    with_event_fields(rec, |ts, returned, task| {
+        for id in returned {
+            let id = hit_target(id);
+            match by_id.get_mut(id) {
+                Some(c) => c.count_event(ts, &key, task),
+                None => {
+                    let mut c = EventCounter::default();
+                    c.count_event(ts, &key, task);
+                    by_id.insert(id.to_string(), c);
                 }
             }
-        });
-    })?;
-    // In name order: stored that way, the counter table's leaves are packed full (inserted in
-    // hash order, redb leaves them half full).
+        }
+    });
+}
+
+/// The counters in name order: stored that way, the counter table's leaves are packed full
+/// (inserted in hash order, redb leaves them half full).
+fn in_name_order(by_id: HashMap<String, EventCounter>) -> Vec<(String, EventCounter)> {
     let mut out: Vec<(String, EventCounter)> = by_id.into_iter().collect();
     out.sort_unstable_by(|a, b| a.0.cmp(&b.0));
-    Ok(out)
+    out
 }
 
 /// What an import must know of the event counters before it changes anything, to keep them
@@ -405,16 +412,11 @@ pub fn keep_counters_after_import(
     if !only_added || !(before.current || before.events == 0) {
         return Ok(false);
     }
-    // A BTreeMap: the counters are written in name order, which packs their table's leaves.
-    let mut by_id: BTreeMap<String, EventCounter> = BTreeMap::new();
+    let mut by_id: HashMap<String, EventCounter> = HashMap::new();
     for rec in new {
-        let key = rec.case_hash().0;
-        with_event_fields(rec, |ts, returned, task| {
-            for id in returned {
-                by_id.entry(hit_target(id).to_string()).or_default().count_event(ts, &key, task);
-            }
-        });
+        count_hits_into(&mut by_id, rec);
     }
+    let by_id = in_name_order(by_id);
     if before.current {
         w.merge_event_counters(by_id)?;
         w.mark_event_counters_current()?;

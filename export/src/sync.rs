@@ -456,16 +456,7 @@ fn check_ids_against_skipped(kb: &ReadKb, txn: &WriteTxn) -> Result<(), ImportEr
         // import of a 100k-line log after a one-line append read all 100k of them here.
         let placed: HashSet<CaseHash> = txn
             .file(&f.file.path)?
-            .map(|layout| {
-                layout
-                    .items
-                    .into_iter()
-                    .filter_map(|item| match item {
-                        LayoutItem::Record(key) => Some(key),
-                        _ => None,
-                    })
-                    .collect()
-            })
+            .map(|layout| layout.record_keys().collect())
             .unwrap_or_default();
         for pr in &f.parsed.records {
             let rec = &pr.record;
@@ -642,14 +633,7 @@ fn merge_kept(new: &mut FileLayout, old: &FileLayout, kept: &HashSet<CaseHash>) 
     if kept.is_empty() {
         return;
     }
-    let in_new: HashSet<CaseHash> = new
-        .items
-        .iter()
-        .filter_map(|it| match it {
-            LayoutItem::Record(key) => Some(*key),
-            _ => None,
-        })
-        .collect();
+    let in_new: HashSet<CaseHash> = new.record_keys().collect();
     let mut anchor: Option<CaseHash> = None;
     for item in &old.items {
         let LayoutItem::Record(key) = item else {

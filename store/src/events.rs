@@ -55,23 +55,13 @@ impl EventCounter {
     /// Counts one more event at `(ts, key)`, with its label if it carried one. An event at or
     /// after the latest, by `(time, key)`, becomes the latest.
     pub fn count_event(&mut self, ts: &str, key: &[u8; 32], label: Option<&str>) {
-        self.count = self.count.saturating_add(1);
-        if self.count == 1 || (ts, key) >= (self.latest.0.as_str(), &self.latest.1) {
-            self.latest = (ts.to_string(), *key);
-        }
+        self.take_latest(ts, key);
         if let Some(label) = label {
-            let newer = match &self.labelled {
-                Some((t, k, _)) => (ts, key) >= (t.as_str(), k),
-                None => true,
-            };
-            if newer {
-                self.labelled = Some((ts.to_string(), *key, label.to_string()));
-            }
+            self.take_labelled(ts, key, label);
         }
+        self.count = self.count.saturating_add(1);
     }
-}
 
-impl EventCounter {
     /// Adds the events `other` counted (events this one did not count): the counts add up and
     /// the later of each pair of latest events stands, so merging the counters of two sets of
     /// events gives what counting their union gives.
@@ -79,21 +69,29 @@ impl EventCounter {
         if other.count == 0 {
             return;
         }
-        let newer = self.count == 0
-            || (other.latest.0.as_str(), &other.latest.1)
-                >= (self.latest.0.as_str(), &self.latest.1);
-        if newer {
-            self.latest = other.latest.clone();
+        self.take_latest(&other.latest.0, &other.latest.1);
+        if let Some((ts, key, label)) = &other.labelled {
+            self.take_labelled(ts, key, label);
         }
         self.count = self.count.saturating_add(other.count);
-        if let Some((ts, key, label)) = &other.labelled {
-            let newer = match &self.labelled {
-                Some((t, k, _)) => (ts.as_str(), key) >= (t.as_str(), k),
-                None => true,
-            };
-            if newer {
-                self.labelled = Some((ts.clone(), *key, label.clone()));
-            }
+    }
+
+    /// Makes `(ts, key)` the latest event when nothing was counted yet or it is at or after
+    /// the latest (called before the count grows).
+    fn take_latest(&mut self, ts: &str, key: &[u8; 32]) {
+        if self.count == 0 || (ts, key) >= (self.latest.0.as_str(), &self.latest.1) {
+            self.latest = (ts.to_string(), *key);
+        }
+    }
+
+    /// Makes `(ts, key, label)` the latest labelled event when it is at or after the one kept.
+    fn take_labelled(&mut self, ts: &str, key: &[u8; 32], label: &str) {
+        let newer = match &self.labelled {
+            Some((t, k, _)) => (ts, key) >= (t.as_str(), k),
+            None => true,
+        };
+        if newer {
+            self.labelled = Some((ts.to_string(), *key, label.to_string()));
         }
     }
 }

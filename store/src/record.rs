@@ -239,6 +239,16 @@ pub struct FileLayout {
     pub items: Vec<LayoutItem>,
 }
 
+impl FileLayout {
+    /// The keys of the records the file holds, in file order.
+    pub fn record_keys(&self) -> impl Iterator<Item = CaseHash> + '_ {
+        self.items.iter().filter_map(|item| match item {
+            LayoutItem::Record(key) => Some(*key),
+            LayoutItem::Prose(_) => None,
+        })
+    }
+}
+
 /// What the store remembers about the last time a record or file matched its markdown.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SyncMark {

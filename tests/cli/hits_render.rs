@@ -245,13 +245,7 @@ fn the_event_counters_agree_with_a_recount_of_the_events() {
     assert_eq!(stored(&store), recount(&store), "an appended event is counted by the import");
     drop(store);
     let after = stats_hits(kb.path());
-    let row = after["entries"]
-        .as_array()
-        .expect("rows")
-        .iter()
-        .find(|r| r["id"] == id)
-        .expect("row")
-        .clone();
+    let row = hit_row(&after, id);
     assert_eq!(row["last_hit_task"], "by-hand", "{row}");
     // Then the person changes that line (an event gone, another new): a count cannot take an
     // event away, so the counters are behind until the next report counts again.
@@ -265,13 +259,7 @@ fn the_event_counters_agree_with_a_recount_of_the_events() {
     assert!(!store.read().expect("r").event_counters_current().expect("current"));
     drop(store);
     let after = stats_hits(kb.path());
-    let row = after["entries"]
-        .as_array()
-        .expect("rows")
-        .iter()
-        .find(|r| r["id"] == id)
-        .expect("row")
-        .clone();
+    let row = hit_row(&after, id);
     assert_eq!(row["last_hit_task"], "by-hand-again", "{row}");
     assert_eq!(after["entries"], serde_json::to_value(recount_of(kb.path())).expect("json"));
 }
@@ -294,6 +282,12 @@ fn a_first_import_leaves_the_event_counters_current() {
     drop((txn, store));
     assert!(!counted.is_empty(), "the sample's log names entries");
     assert_eq!(counted, recount_of(kb.path()));
+}
+
+/// The row of `id` in a `stats hits --json` answer.
+fn hit_row(answer: &serde_json::Value, id: &str) -> serde_json::Value {
+    let rows = answer["entries"].as_array().expect("rows");
+    rows.iter().find(|r| r["id"] == id).expect("row").clone()
 }
 
 /// [`hits::HitCounter`] over the store's events at `kb`, in key order.
