@@ -232,22 +232,35 @@ pub fn refresh_records_with_progress(
     let to_judge: Vec<&Record> = records.iter().filter(|r| judged(r.kind)).collect();
     let done = AtomicUsize::new(0);
     let checked = std::thread::scope(|s| {
-        let judging = s.spawn(|| judge_all(&to_judge, root, &done));
+        // The verdicts come back over a channel, so this thread wakes the moment they are
+        // ready rather than at the next progress tick (a tick of sleep cost every small
+        // import 50 ms).
+        let (send, verdicts) = std::sync::mpsc::sync_channel(1);
+        let (to_judge, done) = (&to_judge, &done);
+        let judging = s.spawn(move || {
+            // A send fails only once the receiver is gone, after this scope has given up.
+            let _ = send.send(judge_all(to_judge, root, done));
+        });
         progress.phase("building the indexes and checking imported records", 0);
         let indexed = w.update_indexes();
         // The rest of the judging, if the indexes were built first, is shown as it goes.
         progress.phase("checking imported records", records.len() as u64);
         let mut shown = records.len() - to_judge.len();
         progress.advance(shown as u64);
-        while !judging.is_finished() {
-            std::thread::sleep(std::time::Duration::from_millis(50));
-            let now = records.len() - to_judge.len() + done.load(Ordering::Relaxed);
-            progress.advance((now - shown) as u64);
-            shown = now;
-        }
-        let judged = match judging.join() {
-            Ok(f) => f,
-            Err(panic) => std::panic::resume_unwind(panic),
+        let judged = loop {
+            match verdicts.recv_timeout(std::time::Duration::from_millis(50)) {
+                Ok(judged) => break judged,
+                Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {
+                    let now = records.len() - to_judge.len() + done.load(Ordering::Relaxed);
+                    progress.advance((now - shown) as u64);
+                    shown = now;
+                }
+                // The judging thread dropped its sender without sending: it panicked.
+                Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => match judging.join() {
+                    Ok(()) => unreachable!("the judging thread always sends before it ends"),
+                    Err(panic) => std::panic::resume_unwind(panic),
+                },
+            }
         };
         progress.advance((records.len() - shown) as u64);
         indexed.map(|()| judged)

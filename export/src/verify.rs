@@ -179,10 +179,10 @@ const BATCH: usize = 16;
 /// Runs `work` over `layouts` in batches of [`BATCH`], taken by whichever thread is free: one
 /// worker per core but one, and this thread once it has run `meanwhile` (whole-store work that
 /// needs no batch). Returns each batch's result in batch order, so nothing depends on the
-/// number of threads or on who did what (`None` for a batch whose work panicked), and what
-/// `meanwhile` returned. This thread passes the count of finished files on to `progress`
-/// (which need not be shareable across threads) between its own batches and while it waits
-/// for the last ones.
+/// number of threads or on who did what (`None` for a batch whose work panicked, or whose
+/// worker never reported), and what `meanwhile` returned. This thread passes the count of
+/// finished files on to `progress` (which need not be shareable across threads) between its
+/// own batches and while it waits for the last ones.
 fn share_out<T: Send, M>(
     layouts: &[FileLayout],
     work: &(dyn Fn(&[FileLayout]) -> T + Sync),
@@ -210,7 +210,16 @@ fn share_out<T: Send, M>(
         found
     };
     std::thread::scope(|scope| {
-        let workers: Vec<_> = (1..cores()).map(|_| scope.spawn(|| take(&mut || {}))).collect();
+        // Each worker sends what it found when no batch is left, so this thread wakes the
+        // moment the last one is done rather than at its next progress tick.
+        let (send, finished) = std::sync::mpsc::channel();
+        let workers = cores() - 1;
+        for _ in 0..workers {
+            let (send, take) = (send.clone(), &take);
+            // The receiver outlives every worker (they are joined when this scope ends).
+            scope.spawn(move || drop(send.send(take(&mut || {}))));
+        }
+        drop(send);
         let m = meanwhile();
         let mut reported = 0;
         let mut report = || {
@@ -222,17 +231,26 @@ fn share_out<T: Send, M>(
         };
         // This thread's own batches, one at a time so the bar moves between them.
         let mut found = take(&mut report);
-        while !workers.iter().all(|h| h.is_finished()) {
+        let mut waiting = workers;
+        while waiting > 0 {
             report();
-            std::thread::sleep(std::time::Duration::from_millis(20));
+            match finished.recv_timeout(std::time::Duration::from_millis(20)) {
+                Ok(theirs) => {
+                    found.extend(theirs);
+                    waiting -= 1;
+                }
+                Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {}
+                // Every batch's panic is caught, so a worker always sends; were one to end
+                // without sending, its batches count as failed below.
+                Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => break,
+            }
         }
         report();
-        for h in workers {
-            // Every batch's panic is caught, so a worker ends normally.
-            found.extend(h.join().unwrap_or_default());
+        let mut by_batch: Vec<Option<T>> = (0..batches).map(|_| None).collect();
+        for (b, result) in found {
+            by_batch[b] = result;
         }
-        found.sort_unstable_by_key(|(b, _)| *b);
-        (found.into_iter().map(|(_, r)| r).collect(), m)
+        (by_batch, m)
     })
 }
 
