@@ -21,6 +21,7 @@ pub mod loss;
 pub mod memory;
 pub mod merge;
 pub mod mutate;
+pub mod parallel;
 pub mod parse;
 pub mod render;
 pub mod repro;

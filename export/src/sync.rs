@@ -140,45 +140,29 @@ pub fn read_kb_since_with_progress(
     let mut diags = Vec::new();
     let mut files = Vec::new();
     let mut skipped = Vec::new();
-    progress.phase("reading files", managed.len() as u64);
+    // Which files need reading: every one whose fingerprint does not vouch for it. The stat
+    // taken here, before the read, is the one kept if the file is unchanged after it: if the
+    // file changes meanwhile, the two differ and no fingerprint is kept, so the next import
+    // reads it again.
+    let mut to_read = Vec::new();
     for mf in managed {
-        progress.advance(1);
-        let full = root.join(&mf.path);
-        // Taken before the read: if the file changes while it is read, the two differ and no
-        // fingerprint is kept, so the next import reads it again.
-        let before = std::fs::symlink_metadata(&full)
+        let before = std::fs::symlink_metadata(root.join(&mf.path))
             .ok()
             .filter(|m| m.file_type().is_file())
             .map(|m| FileStat::from_metadata(&m));
-        if let (Some(now), Some(old)) = (&before, known(&mf.path)) {
-            if old.vouches_for(now) {
-                skipped.push(mf);
-                continue;
-            }
+        match (&before, known(&mf.path)) {
+            (Some(now), Some(old)) if old.vouches_for(now) => skipped.push(mf),
+            _ => to_read.push((mf, before)),
         }
-        let bytes = match read_managed(root, &mf.path) {
-            Ok(b) => b,
-            Err(msg) => {
-                diags.push(Diagnostic::error(&mf.path, 0, msg));
-                continue;
-            }
-        };
-        let after = std::fs::symlink_metadata(&full).ok().map(|m| FileStat::from_metadata(&m));
-        let stat = match (before, after) {
-            (Some(b), Some(a)) if b.same_as(&a) => Some(b),
-            _ => None,
-        };
-        let text = match decode_utf8(&bytes) {
-            Ok(t) => t,
-            Err((line, msg)) => {
-                diags.push(Diagnostic::error(&mf.path, line, msg));
-                continue;
-            }
-        };
-        let (parsed, d) = parse_file(mf.role, &mf.path, text);
+    }
+    // Reading, decoding, parsing and hashing one file needs nothing of the others: they are
+    // spread over the cores, and taken back in file order.
+    progress.phase("reading files", (skipped.len() + to_read.len()) as u64);
+    progress.advance(skipped.len() as u64);
+    let read_one = |(mf, before): &(ManagedFile, Option<FileStat>)| read_file(root, mf, *before);
+    for (file, d) in crate::parallel::map_in_order(&to_read, 8, &read_one, progress) {
         diags.extend(d);
-        let bytes_hash = mf.role.content_mark(&bytes);
-        files.push(ReadFile { file: mf, bytes_hash, stat, parsed });
+        files.extend(file);
     }
     let mut repros = Vec::new();
     for path in layout.discover_repros(root).map_err(io(root))? {
@@ -193,6 +177,33 @@ pub fn read_kb_since_with_progress(
         return Err(ImportError::Invalid { diagnostics: errors });
     }
     Ok(ReadKb { files, skipped, repros, warnings })
+}
+
+/// Reads, decodes, parses and hashes one managed file whose stat, taken before this read, was
+/// `before`: the file read (with that stat as its fingerprint when the file is unchanged after
+/// the read), or none when it cannot be read or decoded, and the diagnostics either way.
+fn read_file(
+    root: &Path,
+    mf: &ManagedFile,
+    before: Option<FileStat>,
+) -> (Option<ReadFile>, Vec<Diagnostic>) {
+    let bytes = match read_managed(root, &mf.path) {
+        Ok(b) => b,
+        Err(msg) => return (None, vec![Diagnostic::error(&mf.path, 0, msg)]),
+    };
+    let after =
+        std::fs::symlink_metadata(root.join(&mf.path)).ok().map(|m| FileStat::from_metadata(&m));
+    let stat = match (before, after) {
+        (Some(b), Some(a)) if b.same_as(&a) => Some(b),
+        _ => None,
+    };
+    let text = match decode_utf8(&bytes) {
+        Ok(t) => t,
+        Err((line, msg)) => return (None, vec![Diagnostic::error(&mf.path, line, msg)]),
+    };
+    let (parsed, diags) = parse_file(mf.role, &mf.path, text);
+    let bytes_hash = mf.role.content_mark(&bytes);
+    (Some(ReadFile { file: mf.clone(), bytes_hash, stat, parsed }), diags)
 }
 
 /// The record of a repro script: its path, content hash, size and line count.
