@@ -14,7 +14,7 @@ use std::path::Path;
 mod sizes;
 
 use criterion::{criterion_group, criterion_main, BatchSize, Criterion};
-use evokb_export::sync::import_in_with_records;
+use evokb_export::sync::import_in_beside;
 use evokb_export::{import, layout, parse, render, ImportOptions};
 use evokb_store::{Silent, Store};
 
@@ -39,11 +39,14 @@ fn fresh_store() -> (tempfile::TempDir, Store) {
 /// were flagged.
 fn import_judged(root: &Path, store: &Store) -> usize {
     let mut txn = store.write().expect("write");
-    let (_, changed) =
-        import_in_with_records(&mut txn, root, ImportOptions::default(), &Silent).expect("import");
-    let refresh =
-        evokb_evolve::quarantine::refresh_records_with_progress(&mut txn, root, &changed, &Silent)
-            .expect("judge");
+    let judging = evokb_evolve::quarantine::judge_while_importing(root);
+    let (_, changed, prejudged) =
+        import_in_beside(&mut txn, root, ImportOptions::default(), &Silent, &judging)
+            .expect("import");
+    let refresh = evokb_evolve::quarantine::refresh_records_prejudged(
+        &mut txn, root, &changed, prejudged, &Silent,
+    )
+    .expect("judge");
     let flagged = refresh.flagged.len();
     txn.commit().expect("commit");
     flagged

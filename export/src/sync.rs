@@ -17,6 +17,7 @@
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::Path;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use evokb_store::{
     CaseHash, FileLayout, FileStat, Kind, LayoutItem, Progress, Record, Segment, Silent, Store,
@@ -281,7 +282,7 @@ pub fn import_in_with_progress(
     opts: ImportOptions,
     progress: &dyn Progress,
 ) -> Result<ImportReport, ImportError> {
-    Ok(import_kb(txn, root, opts, progress)?.0)
+    Ok(import_kb(txn, root, opts, progress, &|_, _| ())?.0)
 }
 
 /// [`import_in_with_progress`], also returning the records this import wrote (new ones and
@@ -298,7 +299,32 @@ pub fn import_in_with_records(
     opts: ImportOptions,
     progress: &dyn Progress,
 ) -> Result<(ImportReport, Vec<Record>), ImportError> {
-    let (report, kb) = import_kb(txn, root, opts, progress)?;
+    let (report, records, ()) = import_in_beside(txn, root, opts, progress, &|_, _| ())?;
+    Ok((report, records))
+}
+
+/// Work that [`import_in_beside`] runs on a second thread while it writes what it read. It is
+/// given the records of every file the import brings in (each file whose bytes differ from
+/// those of its last sync), in file order: a superset of the records the import writes, as
+/// parsed. The flag is raised once the import is done with them; the work should then return
+/// soon (within a few milliseconds), since the import waits for it before going on.
+pub type Beside<'a, B> = &'a (dyn Fn(&[&Record], &AtomicBool) -> B + Sync);
+
+/// [`import_in_with_records`], running `beside` on a second thread while the import writes:
+/// returns what it returned too.
+///
+/// The writing of a first import is mostly one thread's work (some 2 s at 100k entries), so a
+/// check of the incoming records can use the other core meanwhile instead of waiting for the
+/// import to finish. It stops when the import does, so the parsed files are freed no later
+/// than without it.
+pub fn import_in_beside<B: Send>(
+    txn: &mut WriteTxn,
+    root: &Path,
+    opts: ImportOptions,
+    progress: &dyn Progress,
+    beside: Beside<'_, B>,
+) -> Result<(ImportReport, Vec<Record>, B), ImportError> {
+    let (report, kb, made) = import_kb(txn, root, opts, progress, beside)?;
     let wrote: HashSet<CaseHash> = report.changed.iter().copied().collect();
     // Files in read order, records in file order: the order `report.changed` was pushed in,
     // each key once (ids are unique). Moved out of the files read, so that their layouts,
@@ -309,16 +335,18 @@ pub fn import_in_with_records(
         .flat_map(|f| f.parsed.records.into_iter().map(|r| r.record))
         .filter(|r| wrote.contains(&r.case_hash()))
         .collect();
-    Ok((report, records))
+    Ok((report, records, made))
 }
 
-/// The import itself; returns the files it read too, for [`import_in_with_records`].
-fn import_kb(
+/// The import itself, with `beside` run while it writes (see [`import_in_beside`]); returns the
+/// files it read too, for [`import_in_beside`].
+fn import_kb<B: Send>(
     txn: &mut WriteTxn,
     root: &Path,
     opts: ImportOptions,
     progress: &dyn Progress,
-) -> Result<(ImportReport, ReadKb), ImportError> {
+    beside: Beside<'_, B>,
+) -> Result<(ImportReport, ReadKb, B), ImportError> {
     let layout = Layout::load(root)?;
     let layout_changed = Layout::of(&*txn).ok().as_ref() != Some(&layout);
     layout.store_in(txn)?;
@@ -327,9 +355,40 @@ fn import_kb(
     let stored_stats = txn.file_stats()?;
     let known = |path: &str| if layout_changed { None } else { stored_stats.get(path).copied() };
     let kb = read_kb_since_with_progress(root, &layout, &known, progress)?;
-    check_ids_against_skipped(&kb, &*txn)?;
+    let mut incoming: Vec<&Record> = Vec::new();
+    for f in &kb.files {
+        if txn.file_sync(&f.file.path)?.is_none_or(|m| m.text_hash != f.bytes_hash) {
+            incoming.extend(f.parsed.records.iter().map(|r| &r.record));
+        }
+    }
+    let done = AtomicBool::new(false);
+    let (written, made) = std::thread::scope(|s| {
+        let helper = s.spawn(|| beside(&incoming, &done));
+        let written = write_read_kb(txn, root, &layout, &stored_stats, &kb, opts, progress);
+        done.store(true, Ordering::Relaxed);
+        match helper.join() {
+            Ok(made) => (written, made),
+            Err(panic) => std::panic::resume_unwind(panic),
+        }
+    });
+    drop(incoming);
+    Ok((written?, kb, made))
+}
+
+/// Brings what an import read (`kb`, read under `layout` against the stats `stored_stats` the
+/// store held) into the store.
+fn write_read_kb(
+    txn: &mut WriteTxn,
+    root: &Path,
+    layout: &Layout,
+    stored_stats: &HashMap<String, FileStat>,
+    kb: &ReadKb,
+    opts: ImportOptions,
+    progress: &dyn Progress,
+) -> Result<ImportReport, ImportError> {
+    check_ids_against_skipped(kb, &*txn)?;
     // Counted against the store as it was before this import, in the same transaction.
-    let structural = crate::loss::structural_warnings_of(&kb, &*txn)?;
+    let structural = crate::loss::structural_warnings_of(kb, &*txn)?;
     if opts.strict && !structural.is_empty() {
         return Err(ImportError::Structural { diagnostics: crate::loss::as_errors(structural) });
     }
@@ -343,13 +402,13 @@ fn import_kb(
     };
     let mut conflicts = Vec::new();
     let mut resolved = Vec::new();
-    let new_entries = crate::coverage::new_entries(txn, &kb, &layout)?;
+    let new_entries = crate::coverage::new_entries(txn, kb, layout)?;
     let parsed_keys: HashSet<CaseHash> = kb
         .files
         .iter()
         .flat_map(|f| f.parsed.records.iter().map(|r| r.record.case_hash()))
         .collect();
-    let prewritten = write_fresh_records(txn, &kb)?;
+    let prewritten = write_fresh_records(txn, kb)?;
     progress.phase("importing files", kb.files.len() as u64);
     for f in &kb.files {
         progress.advance(1);
@@ -390,7 +449,7 @@ fn import_kb(
     follow_resolved_entries(txn, &resolved)?;
     report.indexed = crate::coverage::index_new_entries(txn, &new_entries)?;
     report.counts = txn.counts()?;
-    Ok((report, kb))
+    Ok(report)
 }
 
 /// Prepares the records table for what this import brings: trains the store's record

@@ -67,11 +67,13 @@ pub fn import(
     // A hand-edited record with a KB-SEC error is imported, but quarantined (issue #10).
     // Only what the import wrote is judged, as it parsed it: the other records' texts are as
     // last judged.
-    let (report, mut changed) = evokb_export::sync::import_in_with_records(
+    // The judging starts while the import writes, on a core the writing leaves idle.
+    let (report, mut changed, prejudged) = evokb_export::sync::import_in_beside(
         &mut txn,
         &root,
         ImportOptions { prefer, strict },
         &bar,
+        &evokb_evolve::quarantine::judge_while_importing(&root),
     )?;
     // Search events the import only added (a log appended to) are counted into the hit
     // counters now, so the next `stats hits` reads them rather than recounting every event.
@@ -87,8 +89,9 @@ pub fn import(
     // that runs beside the judging needs the memory.
     changed.retain(|r| evokb_evolve::quarantine::judged(r.kind));
     changed.shrink_to_fit();
-    let quarantine =
-        evokb_evolve::quarantine::refresh_records_with_progress(&mut txn, &root, &changed, &bar)?;
+    let quarantine = evokb_evolve::quarantine::refresh_records_prejudged(
+        &mut txn, &root, &changed, prejudged, &bar,
+    )?;
     drop(changed);
     // The commit also brings the search index up to date.
     bar.phase("committing", 0);
