@@ -313,9 +313,20 @@ impl Prejudged {
 pub fn judge_while_importing(
     root: &Path,
 ) -> impl Fn(&[&Record], &AtomicBool) -> Prejudged + Sync + '_ {
+    judge_while_importing_from(root, EARLY_JUDGING_MIN)
+}
+
+/// [`judge_while_importing`], judging early when at least `min` incoming records are judged.
+fn judge_while_importing_from(
+    root: &Path,
+    min: usize,
+) -> impl Fn(&[&Record], &AtomicBool) -> Prejudged + Sync + '_ {
     move |incoming, done| {
         let to_judge: Vec<&Record> = incoming.iter().copied().filter(|r| judged(r.kind)).collect();
         let mut made = Vec::new();
+        if to_judge.len() < min {
+            return Prejudged(made);
+        }
         for (n, chunk) in to_judge.chunks(JUDGE_CHUNK).enumerate() {
             if done.load(Ordering::Relaxed) {
                 break;
@@ -327,6 +338,12 @@ pub fn judge_while_importing(
         Prejudged(made)
     }
 }
+
+/// The fewest incoming records [`judge_while_importing`] judges early. Below it, the judging
+/// beside the index building finishes with it anyway; judging early would only add the
+/// detectors' start-up to the writing (an import of one edited topic file at 100k entries:
+/// ~80 -> ~95 ms, 7 runs each, alternated).
+const EARLY_JUDGING_MIN: usize = 2_048;
 
 /// The judging of `chunk`, the records from position `start` of what a thread judges. Whenever
 /// a chunk starts a new stretch of [`FORGET_EVERY`] records, the detectors' memo is emptied
@@ -689,7 +706,11 @@ mod tests {
         let attacked = incoming.iter().position(|r| r.text().contains(ATTACK)).unwrap_or(0);
         incoming[attacked].segments = vec![Segment::Body("Harmless now.\n".into())];
         let refs: Vec<&Record> = incoming.iter().collect();
-        let judging = judge_while_importing(dir_b.path());
+        assert!(
+            judge_while_importing(dir_b.path())(&refs, &AtomicBool::new(false)).is_empty(),
+            "too few to judge early"
+        );
+        let judging = judge_while_importing_from(dir_b.path(), 0);
         assert!(judging(&refs, &AtomicBool::new(true)).is_empty(), "none once the import is done");
         let prejudged = judging(&refs, &AtomicBool::new(false));
         assert_eq!(prejudged.len(), incoming.len(), "every incoming entry judged");
