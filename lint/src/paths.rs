@@ -410,6 +410,9 @@ pub(crate) fn recording<R>(f: impl FnOnce() -> R) -> (R, Vec<Probe>) {
     let mut mine = PROBES.with(|p| p.borrow_mut().take()).unwrap_or_default();
     mine.sort();
     mine.dedup();
+    // The probes are kept with the verdict (an import holds those of every record it judges):
+    // not the capacity that the repeats before the dedup grew.
+    mine.shrink_to_fit();
     PROBES.with(|p| {
         *p.borrow_mut() = outer.map(|mut o| {
             o.extend(mine.iter().cloned());

@@ -44,6 +44,12 @@ fn counts_text(counts: &std::collections::BTreeMap<Kind, u64>) -> String {
     out
 }
 
+/// The page cache of an import's store handle. An import writes most pages once and reads
+/// few twice, so the cache mostly held copies of pages already written: at 100k entries a
+/// fresh import peaked at ~640 MiB with the 64 MiB default and ~560 MiB with 4 MiB, in no more
+/// time (9.6 and 9.3 s), and a one-file import took the same time (7 alternated runs each).
+const IMPORT_CACHE_BYTES: usize = 4 << 20;
+
 pub fn import(
     root: Option<&Path>,
     json_out: bool,
@@ -57,7 +63,7 @@ pub fn import(
         return import_check(&root, json_out, strict, &mut bar);
     }
     bar.phase("opening the store", 0);
-    let mut store = root::open(&root)?;
+    let mut store = root::open_with_cache(&root, IMPORT_CACHE_BYTES)?;
     let prefer = prefer.map(|p| match p {
         PreferArg::File => Prefer::File,
         PreferArg::Store => Prefer::Store,
