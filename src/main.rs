@@ -21,6 +21,7 @@ use std::process::ExitCode;
 
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 use std::sync::Mutex;
 
 use clap::Parser;

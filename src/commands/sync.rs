@@ -62,6 +62,7 @@ pub fn import(
     if check {
         return import_check(&root, json_out, strict, &mut bar);
     }
+    evokb_alloc::return_freed_memory_sooner();
     bar.phase("opening the store", 0);
     let mut store = root::open_with_cache(&root, IMPORT_CACHE_BYTES)?;
     let prefer = prefer.map(|p| match p {
