@@ -13,8 +13,10 @@ const SHORT_PURGE_DELAY_MS: std::ffi::c_long = 10;
 /// Has memory freed by this process go back to the OS after 10 ms instead of a second. An
 /// import frees each file's bytes once parsed, its parse once written, and builds the indexes
 /// and verdicts after: with v3's one-second delay the freed pages were still resident when the
-/// next phase allocated fresh ones. Measured at 100k entries (5 alternated fresh imports with
-/// `MIMALLOC_PURGE_DELAY`): peak 569 → 515 MB, wall 9.03 → 9.34 s, system time 1.25 → 1.57 s.
+/// next phase allocated fresh ones. Measured at 100k entries, 5 alternated fresh imports:
+/// maxrss ~565 → ~530 MB, system time 1.22 → 1.55 s, wall time within the runs' spread (8.8 to
+/// 10.4 s either way). The same delay set by `MIMALLOC_PURGE_DELAY=10` at process start gave
+/// ~515 MB; 0 (purge at once) gave ~490 MB for ~0.5 s more.
 #[allow(unsafe_code)]
 pub fn return_freed_memory_sooner() {
     // SAFETY: `mi_option_set` stores a value that mimalloc reads each time it schedules a
