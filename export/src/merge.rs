@@ -27,6 +27,7 @@
 //! precedes them in theirs, and records theirs deleted (and ours left alone) are dropped.
 
 use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
 
 use evokb_store::{CaseHash, Kind, LayoutItem, Record, Segment};
 
@@ -331,7 +332,7 @@ fn merge_hit_row(base: Option<&Record>, x: &Record, y: &Record) -> Merged {
         let theirs_v = &vy[i].1;
         let base_v = base_values.as_ref().map(|b| b[i].1.as_str());
         i += 1;
-        let merged_v = if key == "hits" {
+        let merged_v = if &**key == "hits" {
             let b = match base_v {
                 Some(b) => count(b),
                 None => Some(0),
@@ -351,7 +352,7 @@ fn merge_hit_row(base: Option<&Record>, x: &Record, y: &Record) -> Merged {
             ours_v.clone()
         } else if base_v == Some(ours_v.as_str()) {
             theirs_v.clone()
-        } else if key == "last_hit_task" {
+        } else if &**key == "last_hit_task" {
             ours_v.max(theirs_v).clone()
         } else {
             return conflict(format!("'{key}' changed differently on both sides"));
@@ -428,7 +429,7 @@ fn interleave_new_events(
 }
 
 /// A record as fields: the structure (everything but field values) and the values.
-fn split(rec: &Record) -> (Vec<Segment>, Vec<(String, String)>) {
+fn split(rec: &Record) -> (Vec<Segment>, Vec<(Arc<str>, String)>) {
     let mut shape = Vec::new();
     let mut values = Vec::new();
     for seg in &rec.segments {
@@ -462,7 +463,7 @@ fn field_list(rec: &Record) -> Vec<(usize, &str, &str)> {
         .iter()
         .enumerate()
         .filter_map(|(i, seg)| match seg {
-            Segment::Field { key, value } => Some((i, key.as_str(), value.as_str())),
+            Segment::Field { key, value } => Some((i, &**key, value.as_str())),
             _ => None,
         })
         .collect()
@@ -633,7 +634,7 @@ fn merge_fields_by_position(o: &Record, x: &Record, y: &Record) -> Merged {
             theirs_v.clone()
         } else if let Some(v) = union_appended_lines(base_v, ours_v, theirs_v) {
             v
-        } else if key == "confirmations" {
+        } else if &**key == "confirmations" {
             match add_confirmations(base_v, ours_v, theirs_v) {
                 Some(v) => v,
                 None => return conflict("'confirmations' changed differently on both sides"),
@@ -646,7 +647,7 @@ fn merge_fields_by_position(o: &Record, x: &Record, y: &Record) -> Merged {
     }
     // Theirs' appended field lines go after ours' (identical appends once).
     if vy.len() > n {
-        let ours_appended: HashSet<(String, String)> = vx[n..].iter().cloned().collect();
+        let ours_appended: HashSet<(Arc<str>, String)> = vx[n..].iter().cloned().collect();
         let theirs_tail = tail_after_field(&y.segments, n);
         let mut extra = Vec::new();
         let mut skip_line = false;

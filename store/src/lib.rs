@@ -56,5 +56,7 @@ pub use index::{Indexer, NoIndex};
 pub use layouts::{ItemPos, ItemRef};
 pub use progress::{Progress, Silent};
 pub use query::{ExpectedRows, Filter, JsonRows, QueryRow, RowMaker};
-pub use record::{hex, CaseHash, FileLayout, Kind, LayoutItem, Record, Segment, SyncMark};
+pub use record::{
+    field_key, hex, CaseHash, FileLayout, Kind, LayoutItem, Record, Segment, SyncMark,
+};
 pub use tally::Tally;

@@ -1,7 +1,7 @@
 //! Building blocks shared by the parsers: a segment builder that merges adjacent literal text,
 //! and a file builder that interleaves prose and records.
 
-use evokb_store::{FileLayout, LayoutItem, Record, Segment};
+use evokb_store::{field_key, FileLayout, LayoutItem, Record, Segment};
 
 /// A record found in a file, with the line where it starts.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -142,7 +142,7 @@ impl SegBuilder {
 
     /// Appends a field.
     pub fn field(&mut self, key: &str, value: &str) {
-        self.segs.push(Segment::Field { key: key.into(), value: value.into() });
+        self.segs.push(Segment::Field { key: field_key(key), value: value.into() });
     }
 
     /// Appends a `key: value` line and its continuation lines as one field: `prefix`, the key
