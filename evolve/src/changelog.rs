@@ -207,7 +207,7 @@ pub fn append(w: &mut WriteTxn, event: &ChangeEvent) -> Result<(), MutateError> 
     let rec = Record {
         kind: Kind::ChangeRow,
         id,
-        file: stats.clone(),
+        file: stats.clone().into(),
         segments: row_segments(&row, "\n", &spec),
     };
     let mut overrides = HashMap::new();

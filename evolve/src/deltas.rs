@@ -329,7 +329,7 @@ pub fn add(
             return Err(DeltaError::Markdown(MutateError::AlreadyExists {
                 kind: Kind::Entry,
                 id: e.id.clone(),
-                file: old.file,
+                file: old.file.to_string(),
             }));
         }
         if let Some((existing, similarity)) = closest_same_topic(&w, e, &mut all_entries)? {
@@ -403,8 +403,9 @@ fn with_head_marker(rec: &Record, marker: &str) -> Record {
 }
 
 fn store_changed_entry(w: &mut WriteTxn, rec: Record) -> Result<(), DeltaError> {
-    let layout =
-        w.file(&rec.file)?.ok_or_else(|| MutateError::UnknownFile { path: rec.file.clone() })?;
+    let layout = w
+        .file(&rec.file)?
+        .ok_or_else(|| MutateError::UnknownFile { path: rec.file.to_string() })?;
     let mut overrides = HashMap::new();
     overrides.insert(rec.case_hash(), rec);
     commit_file(w, layout, &overrides)?;

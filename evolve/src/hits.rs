@@ -705,7 +705,12 @@ pub(crate) fn fold_tallies_into_hit_table(
             id_cols: vec![0],
         };
         let segments = evokb_export::parse::table::row_segments(&row, "\n", &spec);
-        let rec = Record { kind: Kind::HitRow, id: id.clone(), file: stats.path.clone(), segments };
+        let rec = Record {
+            kind: Kind::HitRow,
+            id: id.clone(),
+            file: stats.path.clone().into(),
+            segments,
+        };
         if src.get(&rec.case_hash())?.is_some() || overrides.contains_key(&rec.case_hash()) {
             continue;
         }

@@ -135,7 +135,7 @@ fn apply<R: std::borrow::Borrow<Record>>(
         let flag = Quarantined {
             kind: rec.kind.tag().to_string(),
             id: rec.id.clone(),
-            file: rec.file.clone(),
+            file: rec.file.to_string(),
             text_hash: hash,
             findings,
             cleared,
@@ -609,7 +609,7 @@ mod tests {
                 Record {
                     kind: Kind::Entry,
                     id: format!("PL-{i}"),
-                    file: format!("topics/t{}.md", i / 20),
+                    file: format!("topics/t{}.md", i / 20).into(),
                     segments: vec![Segment::Body(body)],
                 }
             })

@@ -448,7 +448,7 @@ fn lint_source(
         // Kind-specific rules first; every kind the table marks as read by agents then gets
         // the security and wording checks.
         if rec.kind == Kind::Entry {
-            let is_alg = rec.id.starts_with("ALG-") || rec.file == lay.algorithm_candidates;
+            let is_alg = rec.id.starts_with("ALG-") || *rec.file == *lay.algorithm_candidates;
             if !is_alg {
                 lint_entry(
                     rec,
@@ -604,7 +604,7 @@ fn lint_repro_script(
 ) -> Vec<Finding> {
     let finding =
         |line: usize, column: Option<usize>, code: &str, sev: &str, message: String| Finding {
-            file: rec.file.clone(),
+            file: rec.file.to_string(),
             line,
             column,
             code: code.into(),
@@ -627,7 +627,7 @@ fn lint_repro_script(
             ),
         ));
     }
-    let Ok(raw) = std::fs::read(root.join(&rec.file)) else { return out };
+    let Ok(raw) = std::fs::read(root.join(&*rec.file)) else { return out };
     match evokb_export::text::decode_utf8(&raw) {
         Err((line, msg)) => out.push(finding(
             line,
@@ -1077,7 +1077,7 @@ pub fn stale(records: &[Record], current: &Stamp) -> StaleReport {
         let entry = StaleEntry {
             id: rec.id.clone(),
             toolchain: tc.trim().to_string(),
-            path: rec.file.clone(),
+            path: rec.file.to_string(),
             verdict: verdict.into(),
             differs,
         };

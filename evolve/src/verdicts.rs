@@ -78,7 +78,7 @@ fn check_text(rec: &Record, root: &Path, text: &str) -> (TextChecks, Vec<evokb_l
 /// takes it: the root joined in front of it is a path from the current directory when `--root`
 /// is relative, which the check would resolve a second time from the root.
 pub fn file_dir(rec: &Record) -> PathBuf {
-    match Path::new(&rec.file).parent() {
+    match Path::new(&*rec.file).parent() {
         Some(dir) if !dir.as_os_str().is_empty() => dir.to_path_buf(),
         _ => PathBuf::from("."),
     }
@@ -407,7 +407,7 @@ impl Verdicts {
     /// [`Self::write`].
     pub(crate) fn learn(&mut self, rec: &Record, learnt: Learnt) {
         let (common, entries) =
-            self.fresh.entry(rec.file.clone()).or_insert_with(|| (learnt.common, Vec::new()));
+            self.fresh.entry(rec.file.to_string()).or_insert_with(|| (learnt.common, Vec::new()));
         *common = learnt.common;
         entries.push(learnt.entry);
         self.fresh_probes.entry(file_dir(rec)).or_default().extend(learnt.probes);
@@ -416,7 +416,7 @@ impl Verdicts {
     /// Notes that the remembered verdict of `rec` answered in this run, so [`Self::write`]
     /// keeps it beside the file's new ones.
     pub(crate) fn recalled(&mut self, rec: &Record) {
-        self.recalled.entry(rec.file.clone()).or_default().push(record_prefix(rec));
+        self.recalled.entry(rec.file.to_string()).or_default().push(record_prefix(rec));
     }
 
     /// How many verdicts the store remembers (used or not).
@@ -593,7 +593,7 @@ pub fn keep_repro_syntax(
     }
     let mut verdicts = Verdicts::none().with_syntax(kept);
     for rec in scripts {
-        let Ok(raw) = std::fs::read(root.join(&rec.file)) else { continue };
+        let Ok(raw) = std::fs::read(root.join(&*rec.file)) else { continue };
         if let Ok(src) = evokb_export::text::decode_utf8(&raw) {
             verdicts.syntax_of(&rec.case_hash(), src);
         }

@@ -76,7 +76,7 @@ fn row_for(rec: &Record, line: u64) -> QueryRow {
         id: rec.id.clone(),
         kind: rec.field("kind").map(|v| v.trim().to_string()).unwrap_or_default(),
         title: title_of(rec.body().unwrap_or("")),
-        file: rec.file.clone(),
+        file: rec.file.to_string(),
         line,
         family: list("family"),
         apis: list("apis"),
@@ -95,7 +95,7 @@ fn doc_for(rec: &Record, lay: &Layout) -> Option<SearchDoc> {
             for k in ["kind", "family", "apis", "dtype", "device", "status", "repro"] {
                 facets.insert(k.to_string(), field(k).unwrap_or_default());
             }
-            let source = if rec.id.starts_with("ALG-") || rec.file == lay.algorithm_candidates {
+            let source = if rec.id.starts_with("ALG-") || *rec.file == *lay.algorithm_candidates {
                 "algorithm-candidates"
             } else {
                 "pattern-library"
@@ -144,7 +144,7 @@ fn doc_for(rec: &Record, lay: &Layout) -> Option<SearchDoc> {
         id: rec.id.clone(),
         source: source.into(),
         title: title.chars().take(120).collect(),
-        path: rec.file.clone(),
+        path: rec.file.to_string(),
         body,
         facets,
     })

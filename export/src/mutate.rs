@@ -329,7 +329,7 @@ fn store_checked(
                 return Err(MutateError::AlreadyExists {
                     kind: got.kind,
                     id: got.id.clone(),
-                    file: existing.file,
+                    file: existing.file.to_string(),
                 });
             }
             w.delete_record(old_key)?;
@@ -517,7 +517,7 @@ pub fn add_entries_in(
             return Err(MutateError::AlreadyExists {
                 kind: rec.kind,
                 id: rec.id.clone(),
-                file: existing.file,
+                file: existing.file.to_string(),
             });
         }
         layout.items.push(LayoutItem::Record(rec.case_hash()));

@@ -535,7 +535,7 @@ fn check_ids_against_skipped(kb: &ReadKb, txn: &WriteTxn) -> Result<(), ImportEr
                 continue;
             }
             let Some(stored) = txn.record(&key)? else { continue };
-            if stored.file != rec.file && skipped.contains(stored.file.as_str()) {
+            if stored.file != rec.file && skipped.contains(&*stored.file) {
                 diags.push(Diagnostic::error(
                     &rec.file,
                     pr.line,
@@ -778,7 +778,7 @@ pub fn check_with_progress(
     let view = Overlay::new(&txn, &plan.records, &plan.files);
     // Files the derived rows change are always rendered and compared.
     let mut planned: HashSet<&str> = plan.files.keys().map(String::as_str).collect();
-    planned.extend(plan.records.values().map(|r| r.file.as_str()));
+    planned.extend(plan.records.values().map(|r| &*r.file));
     let mut paths = txn.file_paths()?;
     paths.extend(plan.files.keys().filter(|p| !paths.contains(p)).cloned().collect::<Vec<_>>());
     paths.sort();

@@ -272,7 +272,7 @@ fn placement(layout: &FileLayout, held: &Held<'_>, placed: &[AtomicU32], out: &m
         };
         placed[i].fetch_add(1, Ordering::Relaxed);
         let rec = &held.records[i];
-        if rec.file != layout.path {
+        if *rec.file != *layout.path {
             out.push(format!(
                 "{} '{}' belongs to '{}' but is placed in '{}'",
                 rec.kind, rec.id, rec.file, layout.path

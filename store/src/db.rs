@@ -2130,13 +2130,13 @@ impl WriteTxn {
                 search_changed = !self.indexer.searchable(old.kind)
                     || self.indexer.search_doc(&old) != self.indexer.search_doc(rec);
                 if self.indexer.queryable(old.kind) {
-                    self.dirty.insert(old.file);
+                    self.dirty.insert(old.file.to_string());
                 }
             }
         }
         self.mark_dirty(&rec.file)?;
         if self.indexer.queryable(rec.kind) {
-            self.dirty.insert(rec.file.clone());
+            self.dirty.insert(rec.file.to_string());
         }
         if self.indexer.searchable(rec.kind) && search_changed {
             self.dirty_search.insert(rec.case_hash());
@@ -2159,7 +2159,7 @@ impl WriteTxn {
                 self.dirty_search.insert(*key);
             }
             if self.indexer.queryable(rec.kind) {
-                self.dirty.insert(rec.file);
+                self.dirty.insert(rec.file.to_string());
             }
         }
         self.txn.open_table(RECORD_SYNC)?.remove(key.0)?;
@@ -2699,7 +2699,7 @@ mod tests {
                 id: rec.id.clone(),
                 source: "test".into(),
                 title: rec.id.clone(),
-                path: rec.file.clone(),
+                path: rec.file.to_string(),
                 body: text,
                 facets: BTreeMap::new(),
                 filters: filters.into_iter().collect(),
@@ -3080,7 +3080,7 @@ mod tests {
         Record {
             kind: Kind::Entry,
             id: format!("PL-{i}-synthetic"),
-            file: format!("topic-{}.md", i % 7),
+            file: format!("topic-{}.md", i % 7).into(),
             segments: vec![
                 Segment::Lit("---\nid: ".into()),
                 Segment::Field { key: "id".into(), value: format!("PL-{i}-synthetic") },

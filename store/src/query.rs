@@ -1694,7 +1694,7 @@ mod tests {
                 id: rec.id.clone(),
                 kind: rec.field("kind").unwrap_or_default().to_string(),
                 title: rec.id.clone(),
-                file: rec.file.clone(),
+                file: rec.file.to_string(),
                 line,
                 family: list(rec, "family"),
                 apis: Vec::new(),
@@ -1745,7 +1745,7 @@ mod tests {
         Record {
             kind: Kind::Entry,
             id: format!("E{id}"),
-            file: format!("f{file}.md"),
+            file: format!("f{file}.md").into(),
             segments: vec![
                 Segment::Lit("---\n".into()),
                 field("family", pick(&FAMILIES, families).join(",")),

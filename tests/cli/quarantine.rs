@@ -121,7 +121,7 @@ fn lint_lifts_the_flag_of_a_record_that_passes() {
         let flag = Quarantined {
             kind: "entry".into(),
             id: ID.into(),
-            file: rec.file.clone(),
+            file: rec.file.to_string(),
             text_hash: "stale".into(),
             findings: vec!["KB-SEC-INJECTION line 1: flagged by an older rule set".into()],
             cleared: None,

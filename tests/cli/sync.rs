@@ -237,7 +237,7 @@ fn verify_reports_records_placed_in_the_wrong_file_twice_or_not_at_all() {
     // One record says it belongs elsewhere; another is dropped from the layout and a third is
     // placed twice; the layout also names a record the store does not hold.
     let mut moved = w.record(&k1).expect("get").expect("record");
-    moved.file = b.path.clone();
+    moved.file = b.path.clone().into();
     w.put_record(&moved).expect("put");
     let missing = CaseHash([7; 32]);
     let mut damaged = a.clone();

@@ -1,6 +1,8 @@
 //! Building blocks shared by the parsers: a segment builder that merges adjacent literal text,
 //! and a file builder that interleaves prose and records.
 
+use std::sync::Arc;
+
 use evokb_store::{field_key, FileLayout, LayoutItem, Record, Segment};
 
 /// A record found in a file, with the line where it starts.
@@ -57,6 +59,8 @@ impl ParsedFile {
 /// Accumulates a file's items.
 pub struct FileBuilder {
     path: String,
+    /// The path as the file's records hold it: one allocation they all share.
+    file: Arc<str>,
     items: Vec<LayoutItem>,
     records: Vec<ParsedRecord>,
     prose: String,
@@ -67,6 +71,7 @@ impl FileBuilder {
     pub fn new(path: &str) -> FileBuilder {
         FileBuilder {
             path: path.into(),
+            file: path.into(),
             items: Vec::new(),
             records: Vec::new(),
             prose: String::new(),
@@ -76,6 +81,11 @@ impl FileBuilder {
     /// The file's path.
     pub fn path(&self) -> &str {
         &self.path
+    }
+
+    /// The path for a record of this file ([`Record::file`]), shared with the file's others.
+    pub fn file(&self) -> Arc<str> {
+        Arc::clone(&self.file)
     }
 
     /// Appends prose.

@@ -121,8 +121,7 @@ fn entry(
     match id.filter(|id| !id.is_empty()) {
         Some(id) => {
             segs.body(&body_text);
-            let record =
-                Record { kind: Kind::Entry, id, file: b.path().into(), segments: segs.finish() };
+            let record = Record { kind: Kind::Entry, id, file: b.file(), segments: segs.finish() };
             b.record(record, open.no);
         }
         None => {

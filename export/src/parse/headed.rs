@@ -80,12 +80,7 @@ fn bottleneck_record(b: &FileBuilder, ls: &[Line<'_>], id_end: usize) -> Option<
         body.push_str(l.eol);
     }
     segs.body(&body);
-    Some(Record {
-        kind: Kind::Bottleneck,
-        id: id.into(),
-        file: b.path().into(),
-        segments: segs.finish(),
-    })
+    Some(Record { kind: Kind::Bottleneck, id: id.into(), file: b.file(), segments: segs.finish() })
 }
 
 /// Parses `capability-gaps.md` into the builder.
@@ -131,7 +126,7 @@ fn gap_record(b: &FileBuilder, ls: &[Line<'_>], id_end: usize) -> Option<Record>
         segs.lit(l.content);
         segs.lit(l.eol);
     }
-    Some(Record { kind: Kind::Gap, id: id.into(), file: b.path().into(), segments: segs.finish() })
+    Some(Record { kind: Kind::Gap, id: id.into(), file: b.file(), segments: segs.finish() })
 }
 
 /// Splits the lines of a yaml block into top-level `key: value` fields. Indented lines, and

@@ -48,7 +48,7 @@ pub fn parse(b: &mut FileBuilder, text: &str, diags: &mut Vec<Diagnostic>) {
         segs.field("json", l.content);
         segs.lit(l.eol);
         let record =
-            Record { kind: Kind::SearchEvent, id, file: b.path().into(), segments: segs.finish() };
+            Record { kind: Kind::SearchEvent, id, file: b.file(), segments: segs.finish() };
         b.record(record, l.no);
     }
 }

@@ -55,7 +55,7 @@ pub fn parse(b: &mut FileBuilder, text: &str, diags: &mut Vec<Diagnostic>) {
             continue;
         };
         let end = item_end(&ls, i);
-        let record = item(b.path(), id, &ls[i..end]);
+        let record = item(b.file(), id, &ls[i..end]);
         b.record(record, ls[i].no);
         i = end;
     }
@@ -86,7 +86,7 @@ pub(crate) fn item_end(ls: &[Line<'_>], start: usize) -> usize {
     j
 }
 
-fn item(path: &str, id: &str, ls: &[Line<'_>]) -> Record {
+fn item(file: std::sync::Arc<str>, id: &str, ls: &[Line<'_>]) -> Record {
     let mut segs = SegBuilder::default();
     let head = &ls[0];
     segs.lit("## ");
@@ -107,7 +107,7 @@ fn item(path: &str, id: &str, ls: &[Line<'_>]) -> Record {
         segs.keyed_field("- ", &kl, ls, i, last);
         i = last + 1;
     }
-    Record { kind: Kind::QueueItem, id: id.into(), file: path.into(), segments: segs.finish() }
+    Record { kind: Kind::QueueItem, id: id.into(), file, segments: segs.finish() }
 }
 
 #[cfg(test)]

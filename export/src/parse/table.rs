@@ -279,12 +279,8 @@ fn table_row(
             format!("{base} #{n}")
         }
     };
-    let record = Record {
-        kind: spec.kind,
-        id,
-        file: b.path().into(),
-        segments: row_segments(row, line.eol, spec),
-    };
+    let record =
+        Record { kind: spec.kind, id, file: b.file(), segments: row_segments(row, line.eol, spec) };
     b.record(record, line.no);
 }
 
