@@ -21,7 +21,6 @@ use std::process::ExitCode;
 
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
-
 use std::sync::Mutex;
 
 use clap::Parser;

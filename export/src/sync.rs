@@ -474,13 +474,8 @@ fn write_fresh_records(txn: &mut WriteTxn, kb: &ReadKb) -> Result<bool, ImportEr
     if txn.has_records()? {
         return Ok(false);
     }
-    drop(all);
-    let marked: Vec<(&Record, SyncMark)> = kb
-        .files
-        .iter()
-        .flat_map(|f| f.parsed.records.iter().map(|r| &r.record))
-        .map(|r| (r, SyncMark { text_hash: r.text_hash() }))
-        .collect();
+    let marked: Vec<(&Record, SyncMark)> =
+        all.into_iter().map(|r| (r, SyncMark { text_hash: r.text_hash() })).collect();
     txn.put_records(&marked)?;
     Ok(true)
 }
