@@ -32,6 +32,7 @@
 
 use std::collections::{BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use evokb_store::{CaseHash, Record, StoreError, WriteTxn};
 use serde::{Deserialize, Serialize};
@@ -261,7 +262,10 @@ fn decode_probes(bytes: &[u8]) -> Option<(String, Vec<evokb_lint::Probe>)> {
     let probes = kept
         .probes
         .into_iter()
-        .map(|(token, escape)| evokb_lint::Probe { token, escape: escape.map(PathBuf::from) })
+        .map(|(token, escape)| evokb_lint::Probe {
+            token: token.into(),
+            escape: escape.map(|e| Arc::from(Path::new(&e))),
+        })
         .collect();
     Some((kept.dir, probes))
 }
@@ -273,7 +277,9 @@ fn encode_probes(dir: &str, probes: &[evokb_lint::Probe]) -> Option<Vec<u8>> {
         dir: dir.to_string(),
         probes: probes
             .iter()
-            .map(|p| (p.token.clone(), p.escape.as_ref().map(|e| e.to_string_lossy().into_owned())))
+            .map(|p| {
+                (p.token.to_string(), p.escape.as_ref().map(|e| e.to_string_lossy().into_owned()))
+            })
             .collect(),
     })?;
     zstd::bulk::compress(&plain, 3).ok()

@@ -27,7 +27,7 @@
 //! marked line the finding is a warning (provenance may rot, spec §1), otherwise an error.
 
 use std::path::{Component, Path, PathBuf};
-use std::sync::LazyLock;
+use std::sync::{Arc, LazyLock};
 
 use regex::Regex;
 
@@ -322,7 +322,7 @@ fn symlink_escape(ctx: &Context, token: &str) -> Option<PathBuf> {
     // must ask again before trusting them (see [`Probe`]).
     PROBES.with(|p| {
         if let Some(probes) = p.borrow_mut().as_mut() {
-            probes.push(Probe { token: token.to_string(), escape: found.clone() });
+            probes.push(Probe { token: token.into(), escape: found.as_deref().map(Arc::from) });
         }
     });
     found
@@ -389,12 +389,17 @@ fn symlink_escape_uncached(ctx: &Context, token: &str) -> Option<PathBuf> {
 /// answer it got. The findings of a text are a function of the text, its context and these
 /// answers alone, so findings kept from an earlier run still hold when every probe gets the
 /// same answer again ([`probes_hold`]).
+///
+/// Both parts are shared, not owned: a memoised line's answer replays its probes into every
+/// record that holds the line (the toolchain line of each entry), and an import keeps the
+/// probes of every record it judges until it writes them, so a replay copies two pointers
+/// rather than two strings.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
 pub struct Probe {
     /// The path as written in the text (cleaned of surrounding punctuation).
-    pub token: String,
+    pub token: Arc<str>,
     /// Where it escaped to, or `None` when it stays inside (or does not exist).
-    pub escape: Option<PathBuf>,
+    pub escape: Option<Arc<Path>>,
 }
 
 thread_local! {
@@ -444,7 +449,10 @@ pub fn probes_hold(probes: &[Probe], repo_root: Option<&Path>, file_dir: Option<
     let ctx = Context::new(repo_root, file_dir);
     // Asked without the per-token memo: each probe of a set is asked once, and keeping the
     // answers would only copy every token into it.
-    ctx.root.is_some() && probes.iter().all(|p| symlink_escape_uncached(&ctx, &p.token) == p.escape)
+    ctx.root.is_some()
+        && probes
+            .iter()
+            .all(|p| symlink_escape_uncached(&ctx, &p.token).as_deref() == p.escape.as_deref())
 }
 
 /// The names in each directory listed so far (see [`may_exist_under`]); `None` for a
