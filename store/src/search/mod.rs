@@ -33,6 +33,7 @@ use std::ops::Bound;
 
 use tantivy::collector::{Count, TopDocs};
 use tantivy::directory::MmapDirectory;
+use tantivy::merge_policy::LogMergePolicy;
 use tantivy::query::{BooleanQuery, ConstScoreQuery, Occur, Query, RangeQuery, TermQuery};
 use tantivy::schema::{
     Field, IndexRecordOption, Schema, TextFieldIndexing, TextOptions, Value, INDEXED, STORED,
@@ -223,6 +224,25 @@ pub struct SearchResults {
 /// refuses less), which it flushes a segment at long before a few documents fill it.
 const SMALL_WRITER_BYTES: usize = 15_000_000;
 
+/// The most live documents a segment may hold and still be merged (see [`merge_policy`]).
+const MERGED_SEGMENT_MAX_DOCS: usize = 10_000;
+
+/// tantivy's log merge policy, except that a segment of more than
+/// [`MERGED_SEGMENT_MAX_DOCS`] live documents is not merged again: the segments a bulk build
+/// flushes (~37k documents each under its 32 MB budget, for the generated corpus) stay as they
+/// are, and only the small segments of later writes are merged, with each other (a bulk segment
+/// joins them again once deletions bring it under the bound). With the default policy a first
+/// import of 300k entries, whose build flushed eight segments, merged them into one before its
+/// commit, and a later write that brought a level to eight segments rewrote them all: the
+/// merges made the import's time grow as n log n. Measured at 300k (3 alternated runs): the
+/// import 32.4 -> 29.8 s; a search reading eight segments instead of one 10.4 -> 11.3 ms, with
+/// the same output byte for byte (BM25 statistics are the whole index's either way).
+fn merge_policy() -> LogMergePolicy {
+    let mut policy = LogMergePolicy::default();
+    policy.set_max_docs_before_merge(MERGED_SEGMENT_MAX_DOCS);
+    policy
+}
+
 /// An open search index.
 pub struct SearchIndex {
     index: Index,
@@ -308,6 +328,7 @@ impl SearchIndex {
         let budget = if replace { SMALL_WRITER_BYTES } else { 32_000_000 };
         let mut writer =
             self.index.writer_with_num_threads::<TantivyDocument>(1, budget).map_err(err)?;
+        writer.set_merge_policy(Box::new(merge_policy()));
         let f = self.fields;
         for key in removed {
             writer.delete_term(Term::from_field_bytes(f.key, &key.0));
@@ -641,5 +662,32 @@ mod tests {
             t,
             ["fp16", "golden", "opmath", "精度", "度对", "对齐", "copy", "copy-floor", "floor"]
         );
+    }
+
+    #[test]
+    fn the_merge_policy_merges_small_segments_and_leaves_bulk_ones() {
+        use tantivy::index::SegmentId;
+        use tantivy::merge_policy::MergePolicy;
+        let index = Index::create_in_ram(schema().0);
+        let metas = |n: usize, docs: u32| -> Vec<tantivy::index::SegmentMeta> {
+            (0..n).map(|_| index.new_segment_meta(SegmentId::generate_random(), docs)).collect()
+        };
+        let policy = merge_policy();
+        // Eight segments of a bulk build: left as they are.
+        let bulk = metas(8, 40_000);
+        assert!(policy.compute_merge_candidates(&bulk).is_empty());
+        // Eight small segments of later writes: merged, with each other only.
+        let small = metas(8, 3);
+        let both: Vec<_> = bulk.iter().chain(&small).cloned().collect();
+        let candidates = policy.compute_merge_candidates(&both);
+        assert_eq!(candidates.len(), 1);
+        let mut merged = candidates[0].0.clone();
+        merged.sort();
+        let mut expected: Vec<SegmentId> = small.iter().map(|m| m.id()).collect();
+        expected.sort();
+        assert_eq!(merged, expected);
+        // Up to the bound, a segment still takes part.
+        let at_bound = metas(8, MERGED_SEGMENT_MAX_DOCS as u32);
+        assert_eq!(policy.compute_merge_candidates(&at_bound).len(), 1);
     }
 }
