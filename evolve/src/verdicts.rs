@@ -16,7 +16,11 @@
 //! ([`evokb_lint::Probe`]). Those questions are kept once per directory, not per record: the
 //! *probe set* of a directory holds every question the checks of its records' remembered
 //! verdicts asked, with the answer each got (the same token is asked by thousands of records,
-//! so this is a fraction of the bytes). A lint asks each question of a directory's set again
+//! so this is a fraction of the bytes). A set is kept in up to [`PROBE_SHARDS`] values, each
+//! holding the probes of the records of the files that hash to it, so that keeping the probes
+//! of one file's records rewrites one shard, not the directory's whole set (5,000 topic files
+//! in one directory made that set 100k probes, and an import of one edited file spent half its
+//! time decoding and compressing it again). A lint asks each question of a directory's set again
 //! ([`evokb_lint::probes_hold`]); when any answer changed, every record of that directory is
 //! checked afresh and the set is rebuilt from those checks alone. So a symlink planted after
 //! a verdict was kept is still found.
@@ -30,7 +34,7 @@
 //! [`PROBES_NAMESPACE`]): outside the digest, never rendered; a missing or unreadable one only
 //! costs the checks.
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -41,7 +45,8 @@ use serde::{Deserialize, Serialize};
 /// [`file_key`], holding the verdict of each of the file's records.
 pub const NAMESPACE: &str = "lint.verdicts";
 
-/// The derived-answer namespace of the probe sets, keyed by [`dir_key`].
+/// The derived-answer namespace of the probe sets, one value per shard, keyed by
+/// [`shard_key`].
 pub const PROBES_NAMESPACE: &str = "lint.probes";
 
 /// The derived-answer namespace of repro scripts' syntax checks (KB-REPRO-COMPILE), by the
@@ -49,7 +54,7 @@ pub const PROBES_NAMESPACE: &str = "lint.probes";
 pub const SYNTAX_NAMESPACE: &str = "lint.repro-syntax";
 
 /// Raised whenever the encoding below, or what [`TextChecks`] holds, changes.
-const FORMAT: &[u8] = b"evokb.lint-verdict.v4\0";
+const FORMAT: &[u8] = b"evokb.lint-verdict.v5\0";
 
 /// The findings of the text checks on one record.
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
@@ -183,14 +188,25 @@ struct KeptFile {
 #[derive(Serialize, Deserialize)]
 struct KeptProbes {
     dir: String,
+    shard: u8,
     probes: Vec<(String, Option<String>)>,
 }
 
-/// The key a directory's probe set is kept under.
-fn dir_key(dir: &Path) -> CaseHash {
+/// How many values a directory's probe set is spread over (see the module docs): with 5,000
+/// files in a directory, a shard holds the probes of some 80 files.
+const PROBE_SHARDS: u8 = 64;
+
+/// The shard of a directory's probe set that the probes of `file`'s records are kept in.
+fn shard_of(file: &str) -> u8 {
+    file_key(file).0[0] % PROBE_SHARDS
+}
+
+/// The key shard `shard` of a directory's probe set is kept under.
+fn shard_key(dir: &Path, shard: u8) -> CaseHash {
     let mut h = blake3::Hasher::new();
     h.update(FORMAT);
     h.update(dir.to_string_lossy().as_bytes());
+    h.update(&[0, shard]);
     CaseHash(*h.finalize().as_bytes())
 }
 
@@ -257,8 +273,12 @@ fn encode_file(common: [u8; 16], mut entries: Vec<KeptEntry>) -> Option<Vec<u8>>
     to_bytes(&KeptFile { common, entries })
 }
 
-fn decode_probes(bytes: &[u8]) -> Option<(String, Vec<evokb_lint::Probe>)> {
+/// A kept shard: its directory, its number and its probes; `None` unless it decodes and is
+/// kept under the key of that directory and number.
+fn decode_probes(key: &CaseHash, bytes: &[u8]) -> Option<(PathBuf, u8, Vec<evokb_lint::Probe>)> {
     let kept: KeptProbes = from_bytes(&zstd::stream::decode_all(bytes).ok()?)?;
+    let dir = PathBuf::from(kept.dir);
+    (kept.shard < PROBE_SHARDS && shard_key(&dir, kept.shard) == *key).then_some(())?;
     let probes = kept
         .probes
         .into_iter()
@@ -267,14 +287,15 @@ fn decode_probes(bytes: &[u8]) -> Option<(String, Vec<evokb_lint::Probe>)> {
             escape: escape.map(|e| Arc::from(Path::new(&e))),
         })
         .collect();
-    Some((kept.dir, probes))
+    Some((dir, kept.shard, probes))
 }
 
 /// A probe set as kept: bincode, zstd-compressed (the tokens are sorted, so neighbours share
 /// their beginnings).
-fn encode_probes(dir: &str, probes: &[evokb_lint::Probe]) -> Option<Vec<u8>> {
+fn encode_probes(dir: &Path, shard: u8, probes: &[evokb_lint::Probe]) -> Option<Vec<u8>> {
     let plain = to_bytes(&KeptProbes {
-        dir: dir.to_string(),
+        dir: dir.to_string_lossy().into_owned(),
+        shard,
         probes: probes
             .iter()
             .map(|p| {
@@ -302,15 +323,18 @@ pub struct Verdicts {
     syntax: HashMap<CaseHash, Vec<u8>>,
     /// Syntax verdicts computed in this run, to keep.
     fresh_syntax: Vec<(CaseHash, Vec<u8>)>,
-    /// The probe set of each directory that has one, and whether it still holds.
-    probe_sets: HashMap<PathBuf, (Vec<evokb_lint::Probe>, bool)>,
+    /// The probe set of each directory that has one, by shard, and whether it still holds.
+    probe_sets: HashMap<PathBuf, (BTreeMap<u8, Vec<evokb_lint::Probe>>, bool)>,
+    /// Kept probe values that are no shard of this format (left by an older evokb): removed
+    /// by [`Self::write`].
+    stale_probes: Vec<CaseHash>,
     /// Verdicts computed in this run, to keep, by file: what they were computed under, and
     /// each record's.
     fresh: HashMap<String, FreshFile>,
     /// The records whose remembered verdict answered in this run, by file.
     recalled: HashMap<String, Vec<[u8; 8]>>,
-    /// The probes of the verdicts computed in this run, by directory.
-    fresh_probes: HashMap<PathBuf, BTreeSet<evokb_lint::Probe>>,
+    /// The probes of the verdicts computed in this run, by directory and shard.
+    fresh_probes: HashMap<(PathBuf, u8), BTreeSet<evokb_lint::Probe>>,
 }
 
 impl Verdicts {
@@ -370,23 +394,35 @@ impl Verdicts {
         probe_sets: &HashMap<CaseHash, Vec<u8>>,
         root: &Path,
     ) -> Verdicts {
-        let probe_sets = probe_sets
-            .iter()
-            .filter_map(|(key, bytes)| {
-                let (dir, probes) = decode_probes(bytes)?;
-                let dir = PathBuf::from(dir);
-                // A set kept under another key is not the one this directory's verdicts
-                // were made with.
-                (dir_key(&dir) == *key).then_some(())?;
-                let holds = evokb_lint::probes_hold(&probes, Some(root), Some(&dir));
-                Some((dir, (probes, holds)))
+        let mut shards: HashMap<PathBuf, BTreeMap<u8, Vec<evokb_lint::Probe>>> = HashMap::new();
+        let mut stale_probes = Vec::new();
+        for (key, bytes) in probe_sets {
+            // A shard kept under another key is not one this directory's verdicts were made
+            // with.
+            match decode_probes(key, bytes) {
+                Some((dir, shard, probes)) => {
+                    shards.entry(dir).or_default().insert(shard, probes);
+                }
+                None => stale_probes.push(*key),
+            }
+        }
+        stale_probes.sort();
+        let probe_sets = shards
+            .into_iter()
+            .map(|(dir, shards)| {
+                // Each question once, however many shards asked it.
+                let mut all: Vec<evokb_lint::Probe> = shards.values().flatten().cloned().collect();
+                all.sort();
+                all.dedup();
+                let holds = evokb_lint::probes_hold(&all, Some(root), Some(&dir));
+                (dir, (shards, holds))
             })
             .collect();
         let files = remembered
             .iter()
             .filter_map(|(key, bytes)| Some((*key, decode_file(bytes)?)))
             .collect();
-        Verdicts { remembered, files, probe_sets, ..Verdicts::default() }
+        Verdicts { remembered, files, probe_sets, stale_probes, ..Verdicts::default() }
     }
 
     /// The remembered verdict of `rec`, if it answers the question asked now and its
@@ -416,7 +452,8 @@ impl Verdicts {
             self.fresh.entry(rec.file.to_string()).or_insert_with(|| (learnt.common, Vec::new()));
         *common = learnt.common;
         entries.push(learnt.entry);
-        self.fresh_probes.entry(file_dir(rec)).or_default().extend(learnt.probes);
+        let shard = (file_dir(rec), shard_of(&rec.file));
+        self.fresh_probes.entry(shard).or_default().extend(learnt.probes);
     }
 
     /// Notes that the remembered verdict of `rec` answered in this run, so [`Self::write`]
@@ -476,25 +513,42 @@ impl Verdicts {
     }
 
     /// Keeps the verdicts computed in this run and the probe sets they need, and drops the
-    /// values of `orphans` (see [`Self::orphans`]). A directory's new set is its old one
-    /// and the new probes when the old one held (its other records' verdicts still rest on
-    /// it); when it did not, every record of the directory was checked in this run, and the
-    /// new probes alone are the set. A file's new value is its new verdicts and the kept ones
-    /// that answered in this run. Directories and files are written in name order.
+    /// values of `orphans` (see [`Self::orphans`]) and kept probe values of no shard. A
+    /// directory's new set is its old one and the new probes when the old one held (its other
+    /// records' verdicts still rest on it): only the shards that got new probes are written.
+    /// When it did not, every record of the directory was checked in this run, and the new
+    /// probes alone are the set: a shard that got none is removed. A file's new value is its
+    /// new verdicts and the kept ones that answered in this run. Directories, shards and files
+    /// are written in order.
     pub fn write(&self, w: &mut WriteTxn, orphans: &[CaseHash]) -> Result<(), StoreError> {
-        let mut dirs: Vec<&PathBuf> = self.fresh_probes.keys().collect();
+        let mut dirs: Vec<&PathBuf> = self.fresh_probes.keys().map(|(dir, _)| dir).collect();
         dirs.sort();
+        dirs.dedup();
         for dir in dirs {
-            let mut set: Vec<evokb_lint::Probe> = match self.probe_sets.get(dir) {
-                Some((old, true)) => old.clone(),
-                _ => Vec::new(),
+            let (kept, held) = match self.probe_sets.get(dir) {
+                Some((kept, held)) => (Some(kept), *held),
+                None => (None, false),
             };
-            set.extend(self.fresh_probes.get(dir).into_iter().flatten().cloned());
-            set.sort();
-            set.dedup();
-            if let Some(bytes) = encode_probes(&dir.to_string_lossy(), &set) {
-                w.put_derived(PROBES_NAMESPACE, &dir_key(dir), &bytes)?;
+            for shard in 0..PROBE_SHARDS {
+                let key = shard_key(dir, shard);
+                let Some(fresh) = self.fresh_probes.get(&(dir.clone(), shard)) else {
+                    if !held && kept.is_some_and(|k| k.contains_key(&shard)) {
+                        w.remove_derived(PROBES_NAMESPACE, &key)?;
+                    }
+                    continue;
+                };
+                let mut set: Vec<evokb_lint::Probe> =
+                    kept.filter(|_| held).and_then(|k| k.get(&shard)).cloned().unwrap_or_default();
+                set.extend(fresh.iter().cloned());
+                set.sort();
+                set.dedup();
+                if let Some(bytes) = encode_probes(dir, shard, &set) {
+                    w.put_derived(PROBES_NAMESPACE, &key, &bytes)?;
+                }
             }
+        }
+        for key in &self.stale_probes {
+            w.remove_derived(PROBES_NAMESPACE, key)?;
         }
         let mut files: Vec<&String> = self.fresh.keys().chain(self.shrunk_files()).collect();
         files.sort();
@@ -540,19 +594,26 @@ impl Verdicts {
     /// value is its kept one (when made under the same root and checks) with the new verdicts
     /// in place of its records' old ones.
     pub fn write_beside_kept(&self, w: &mut WriteTxn) -> Result<(), StoreError> {
-        let mut dirs: Vec<&PathBuf> = self.fresh_probes.keys().collect();
-        dirs.sort();
-        for dir in dirs {
-            let key = dir_key(dir);
-            let mut set: BTreeSet<evokb_lint::Probe> = w
+        let mut shards: Vec<(&PathBuf, u8)> =
+            self.fresh_probes.keys().map(|(dir, shard)| (dir, *shard)).collect();
+        shards.sort();
+        for (dir, shard) in shards {
+            let key = shard_key(dir, shard);
+            let kept: Option<BTreeSet<evokb_lint::Probe>> = w
                 .derived_value(PROBES_NAMESPACE, &key)?
-                .and_then(|bytes| decode_probes(&bytes))
-                .filter(|(kept_dir, _)| Path::new(kept_dir) == dir.as_path())
-                .map(|(_, probes)| probes.into_iter().collect())
-                .unwrap_or_default();
-            set.extend(self.fresh_probes.get(dir).into_iter().flatten().cloned());
+                .and_then(|bytes| decode_probes(&key, &bytes))
+                .filter(|(kept_dir, kept_shard, _)| kept_dir == dir && *kept_shard == shard)
+                .map(|(_, _, probes)| probes.into_iter().collect());
+            let had = kept.as_ref().map(BTreeSet::len);
+            let mut set = kept.unwrap_or_default();
+            set.extend(self.fresh_probes.get(&(dir.clone(), shard)).into_iter().flatten().cloned());
+            if had == Some(set.len()) {
+                // Every probe was kept already (an edit that named no new path): the same
+                // bytes would be written.
+                continue;
+            }
             let set: Vec<evokb_lint::Probe> = set.into_iter().collect();
-            if let Some(bytes) = encode_probes(&dir.to_string_lossy(), &set) {
+            if let Some(bytes) = encode_probes(dir, shard, &set) {
                 w.put_derived(PROBES_NAMESPACE, &key, &bytes)?;
             }
         }
@@ -762,8 +823,11 @@ mod tests {
         let sets: HashMap<CaseHash, Vec<u8>> = v
             .probe_sets
             .iter()
-            .filter_map(|(dir, (probes, _))| {
-                Some((dir_key(dir), encode_probes(&dir.to_string_lossy(), probes)?))
+            .flat_map(|(dir, (shards, _))| {
+                shards.iter().map(move |(shard, probes)| (dir, *shard, probes))
+            })
+            .filter_map(|(dir, shard, probes)| {
+                Some((shard_key(dir, shard), encode_probes(dir, shard, probes)?))
             })
             .collect();
         Verdicts::remembered(v.remembered.clone(), &sets, root)
@@ -860,11 +924,77 @@ mod tests {
         kept.insert(file_key(&rec.file), vec![0xff, 0x00, 0x13]);
         let mut sets = HashMap::new();
         let dir = file_dir(&rec);
-        sets.insert(dir_key(&dir), encode_probes(&dir.to_string_lossy(), &[]).expect("encode"));
+        let shard = shard_of(&rec.file);
+        sets.insert(shard_key(&dir, shard), encode_probes(&dir, shard, &[]).expect("encode"));
         let verdicts = Verdicts::remembered(kept, &sets, root);
         assert!(verdicts.get(&rec, root, &rec.text()).is_none());
         let (checks, learnt) = checks_of(&rec, root, &verdicts);
         assert_eq!(checks, check(&rec, root).0);
         assert!(learnt.is_some());
+    }
+
+    /// Two files of one directory whose probes are kept in different shards.
+    fn files_in_two_shards() -> (String, String) {
+        let first = "topics/t0.md".to_string();
+        let other = (1..)
+            .map(|n| format!("topics/t{n}.md"))
+            .find(|f| shard_of(f) != shard_of(&first))
+            .expect("some name hashes to another shard");
+        (first, other)
+    }
+
+    #[test]
+    fn keeping_one_files_probes_rewrites_its_shard_alone() -> Result<(), Box<dyn std::error::Error>>
+    {
+        let dir = tempfile::tempdir()?;
+        let root = dir.path().join("kb");
+        std::fs::create_dir_all(root.join("topics"))?;
+        let store = evokb_store::Store::create(
+            &dir.path().join(".evokb"),
+            std::sync::Arc::new(evokb_store::NoIndex),
+        )?;
+        let (fa, fb) = files_in_two_shards();
+        let a = entry("PL-1", &fa, "See docs/a.md for the tiling.\n");
+        let b = entry("PL-2", &fb, "See docs/b.md for the tiling.\n");
+        assert_eq!(lint_pass(&store, &root, &[a.clone(), b.clone()]), 2);
+        let shards = |store: &evokb_store::Store| -> HashMap<CaseHash, Vec<u8>> {
+            store.read().expect("read").derived(PROBES_NAMESPACE).expect("probes")
+        };
+        let before = shards(&store);
+        let topics = PathBuf::from("topics");
+        let (key_a, key_b) = (shard_key(&topics, shard_of(&fa)), shard_key(&topics, shard_of(&fb)));
+        assert_eq!(before.len(), 2, "one value per shard that has probes");
+        assert!(before.contains_key(&key_a) && before.contains_key(&key_b));
+
+        // An import judging an edit of b's file rewrites b's shard only.
+        let b2 = entry("PL-2", &fb, "See docs/c.md for the tiling.\n");
+        let mut imported = Verdicts::none();
+        let (_, learnt) = check_to_keep(&b2, &root);
+        imported.learn(&b2, learnt.expect("kept"));
+        let mut w = store.write()?;
+        imported.write_beside_kept(&mut w)?;
+        w.commit()?;
+        let after = shards(&store);
+        assert_eq!(after[&key_a], before[&key_a], "a's shard is untouched");
+        assert_ne!(after[&key_b], before[&key_b], "b's shard holds the new probe");
+        let read = read_back(&store, &root);
+        let (kept, holds) = &read.probe_sets[&topics];
+        assert!(*holds);
+        assert!(kept[&shard_of(&fb)].iter().any(|p| &*p.token == "docs/c.md"));
+        assert!(kept[&shard_of(&fa)].iter().all(|p| &*p.token != "docs/c.md"));
+
+        // A probe value of no shard (an older evokb's) is dropped by the next lint's write.
+        let mut w = store.write()?;
+        w.put_derived(PROBES_NAMESPACE, &CaseHash([7; 32]), b"old")?;
+        w.commit()?;
+        assert_eq!(lint_pass(&store, &root, &[a, b2]), 0, "everything recalled");
+        let mut verdicts = read_back(&store, &root);
+        assert_eq!(verdicts.stale_probes, vec![CaseHash([7; 32])]);
+        let mut w = store.write()?;
+        verdicts.fresh_probes.clear();
+        verdicts.write(&mut w, &[])?;
+        w.commit()?;
+        assert!(!shards(&store).contains_key(&CaseHash([7; 32])));
+        Ok(())
     }
 }
