@@ -211,6 +211,10 @@ fn build_prefilter(rules: &[Rule]) -> Prefilter {
     use regex_syntax::hir::literal::ExtractKind;
     let mut literals: Vec<Vec<u8>> = Vec::new();
     let mut owners: Vec<Vec<(usize, usize)>> = Vec::new();
+    // Each literal's place in `literals`, found by hashing: a linear search per literal was
+    // 5 % of this build's samples in a profile of a one-file import (its `memcmp` alone), and
+    // every process that checks a text pays the build once.
+    let mut place: std::collections::HashMap<Vec<u8>, usize> = std::collections::HashMap::new();
     let mut needs = vec![[false; 2]; rules.len()];
     for (i, rule) in rules.iter().enumerate() {
         for (side, kind) in [ExtractKind::Prefix, ExtractKind::Suffix].into_iter().enumerate() {
@@ -219,13 +223,14 @@ fn build_prefilter(rules: &[Rule]) -> Prefilter {
                 *n = true;
             }
             for lit in lits {
-                match literals.iter().position(|l| *l == lit) {
-                    Some(k) => {
+                match place.get(&lit) {
+                    Some(&k) => {
                         if let Some(o) = owners.get_mut(k) {
                             o.push((i, side));
                         }
                     }
                     None => {
+                        place.insert(lit.clone(), literals.len());
                         literals.push(lit);
                         owners.push(vec![(i, side)]);
                     }
