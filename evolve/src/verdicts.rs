@@ -17,10 +17,11 @@
 //! *probe set* of a directory holds every question the checks of its records' remembered
 //! verdicts asked, with the answer each got (the same token is asked by thousands of records,
 //! so this is a fraction of the bytes). A set is kept in up to [`PROBE_SHARDS`] values, each
-//! holding the probes of the records of the files that hash to it, so that keeping the probes
-//! of one file's records rewrites one shard, not the directory's whole set (5,000 topic files
-//! in one directory made that set 100k probes, and an import of one edited file spent half its
-//! time decoding and compressing it again). A lint asks each question of a directory's set again
+//! holding the probes of the records of the files that hash to it and naming those files, so
+//! that keeping the probes of one file's records rewrites one shard, not the directory's whole
+//! set (5,000 topic files in one directory made that set 100k probes, and an import of one
+//! edited file spent half its time decoding and compressing it again). A file's verdicts are
+//! recalled only when its shard names it: a shard lost or damaged vouches for nothing. A lint asks each question of a directory's set again
 //! ([`evokb_lint::probes_hold`]); when any answer changed, every record of that directory is
 //! checked afresh and the set is rebuilt from those checks alone. So a symlink planted after
 //! a verdict was kept is still found.
@@ -182,14 +183,34 @@ struct KeptFile {
     entries: Vec<KeptEntry>,
 }
 
-/// A directory's probe set as kept: (token, where it escaped to), sorted by token, the paths
-/// lossily as text (a path that is not UTF-8 then never matches again, which costs the checks
-/// of the directory, never a finding).
+/// One shard of a directory's probe set as kept: the files whose verdicts rest on it (the
+/// first 8 bytes of each one's [`file_key`], sorted), and the probes, (token, where it escaped
+/// to), sorted by token, the paths lossily as text (a path that is not UTF-8 then never matches
+/// again, which costs the checks of the directory, never a finding).
 #[derive(Serialize, Deserialize)]
 struct KeptProbes {
     dir: String,
     shard: u8,
+    files: Vec<[u8; 8]>,
     probes: Vec<(String, Option<String>)>,
+}
+
+/// A shard of a probe set: the files whose verdicts rest on it, and its probes. A file's
+/// verdicts are recalled only when its shard names it: a shard lost, damaged, or made again
+/// from the probes of some of its files alone (an import that could not read it) vouches for
+/// none of the others, which are checked afresh.
+#[derive(Debug, Default, Clone)]
+struct Shard {
+    files: BTreeSet<[u8; 8]>,
+    probes: BTreeSet<evokb_lint::Probe>,
+}
+
+/// The name a shard gives `file` (see [`KeptProbes`]).
+fn file_tag(file: &str) -> [u8; 8] {
+    let key = file_key(file);
+    let mut tag = [0; 8];
+    tag.copy_from_slice(&key.0[..8]);
+    tag
 }
 
 /// How many values a directory's probe set is spread over (see the module docs): with 5,000
@@ -273,9 +294,9 @@ fn encode_file(common: [u8; 16], mut entries: Vec<KeptEntry>) -> Option<Vec<u8>>
     to_bytes(&KeptFile { common, entries })
 }
 
-/// A kept shard: its directory, its number and its probes; `None` unless it decodes and is
+/// A kept shard: its directory, its number and its content; `None` unless it decodes and is
 /// kept under the key of that directory and number.
-fn decode_probes(key: &CaseHash, bytes: &[u8]) -> Option<(PathBuf, u8, Vec<evokb_lint::Probe>)> {
+fn decode_probes(key: &CaseHash, bytes: &[u8]) -> Option<(PathBuf, u8, Shard)> {
     let kept: KeptProbes = from_bytes(&zstd::stream::decode_all(bytes).ok()?)?;
     let dir = PathBuf::from(kept.dir);
     (kept.shard < PROBE_SHARDS && shard_key(&dir, kept.shard) == *key).then_some(())?;
@@ -287,16 +308,18 @@ fn decode_probes(key: &CaseHash, bytes: &[u8]) -> Option<(PathBuf, u8, Vec<evokb
             escape: escape.map(|e| Arc::from(Path::new(&e))),
         })
         .collect();
-    Some((dir, kept.shard, probes))
+    Some((dir, kept.shard, Shard { files: kept.files.into_iter().collect(), probes }))
 }
 
-/// A probe set as kept: bincode, zstd-compressed (the tokens are sorted, so neighbours share
-/// their beginnings).
-fn encode_probes(dir: &Path, shard: u8, probes: &[evokb_lint::Probe]) -> Option<Vec<u8>> {
+/// A shard as kept: bincode, zstd-compressed (the tokens are sorted, so neighbours share their
+/// beginnings).
+fn encode_probes(dir: &Path, shard: u8, content: &Shard) -> Option<Vec<u8>> {
     let plain = to_bytes(&KeptProbes {
         dir: dir.to_string_lossy().into_owned(),
         shard,
-        probes: probes
+        files: content.files.iter().copied().collect(),
+        probes: content
+            .probes
             .iter()
             .map(|p| {
                 (p.token.to_string(), p.escape.as_ref().map(|e| e.to_string_lossy().into_owned()))
@@ -324,7 +347,7 @@ pub struct Verdicts {
     /// Syntax verdicts computed in this run, to keep.
     fresh_syntax: Vec<(CaseHash, Vec<u8>)>,
     /// The probe set of each directory that has one, by shard, and whether it still holds.
-    probe_sets: HashMap<PathBuf, (BTreeMap<u8, Vec<evokb_lint::Probe>>, bool)>,
+    probe_sets: HashMap<PathBuf, (BTreeMap<u8, Shard>, bool)>,
     /// Kept probe values that are no shard of this format (left by an older evokb): removed
     /// by [`Self::write`].
     stale_probes: Vec<CaseHash>,
@@ -334,7 +357,7 @@ pub struct Verdicts {
     /// The records whose remembered verdict answered in this run, by file.
     recalled: HashMap<String, Vec<[u8; 8]>>,
     /// The probes of the verdicts computed in this run, by directory and shard.
-    fresh_probes: HashMap<(PathBuf, u8), BTreeSet<evokb_lint::Probe>>,
+    fresh_probes: HashMap<(PathBuf, u8), Shard>,
 }
 
 impl Verdicts {
@@ -394,14 +417,14 @@ impl Verdicts {
         probe_sets: &HashMap<CaseHash, Vec<u8>>,
         root: &Path,
     ) -> Verdicts {
-        let mut shards: HashMap<PathBuf, BTreeMap<u8, Vec<evokb_lint::Probe>>> = HashMap::new();
+        let mut shards: HashMap<PathBuf, BTreeMap<u8, Shard>> = HashMap::new();
         let mut stale_probes = Vec::new();
         for (key, bytes) in probe_sets {
             // A shard kept under another key is not one this directory's verdicts were made
             // with.
             match decode_probes(key, bytes) {
-                Some((dir, shard, probes)) => {
-                    shards.entry(dir).or_default().insert(shard, probes);
+                Some((dir, shard, content)) => {
+                    shards.entry(dir).or_default().insert(shard, content);
                 }
                 None => stale_probes.push(*key),
             }
@@ -411,7 +434,8 @@ impl Verdicts {
             .into_iter()
             .map(|(dir, shards)| {
                 // Each question once, however many shards asked it.
-                let mut all: Vec<evokb_lint::Probe> = shards.values().flatten().cloned().collect();
+                let mut all: Vec<evokb_lint::Probe> =
+                    shards.values().flat_map(|s| s.probes.iter().cloned()).collect();
                 all.sort();
                 all.dedup();
                 let holds = evokb_lint::probes_hold(&all, Some(root), Some(&dir));
@@ -429,8 +453,14 @@ impl Verdicts {
     /// directory's probes get the answers they got.
     pub(crate) fn get(&self, rec: &Record, root: &Path, text: &str) -> Option<TextChecks> {
         let file = self.files.get(&file_key(&rec.file))?;
-        let (_, holds) = self.probe_sets.get(&file_dir(rec))?;
-        if !holds || file.common != common(root, &rec.file) {
+        let (shards, holds) = self.probe_sets.get(&file_dir(rec))?;
+        // The file's shard must name it: when the shard is missing, did not decode, or was
+        // made again without it, nobody asked the file's probes, and its verdicts rest on
+        // nothing (the file is checked afresh, and named again by the shard it then writes).
+        let named = shards
+            .get(&shard_of(&rec.file))
+            .is_some_and(|s| s.files.contains(&file_tag(&rec.file)));
+        if !holds || !named || file.common != common(root, &rec.file) {
             return None;
         }
         let record = record_prefix(rec);
@@ -452,8 +482,9 @@ impl Verdicts {
             self.fresh.entry(rec.file.to_string()).or_insert_with(|| (learnt.common, Vec::new()));
         *common = learnt.common;
         entries.push(learnt.entry);
-        let shard = (file_dir(rec), shard_of(&rec.file));
-        self.fresh_probes.entry(shard).or_default().extend(learnt.probes);
+        let shard = self.fresh_probes.entry((file_dir(rec), shard_of(&rec.file))).or_default();
+        shard.files.insert(file_tag(&rec.file));
+        shard.probes.extend(learnt.probes);
     }
 
     /// Notes that the remembered verdict of `rec` answered in this run, so [`Self::write`]
@@ -521,6 +552,10 @@ impl Verdicts {
     /// new verdicts and the kept ones that answered in this run. Directories, shards and files
     /// are written in order.
     pub fn write(&self, w: &mut WriteTxn, orphans: &[CaseHash]) -> Result<(), StoreError> {
+        // First, as a damaged shard sits under the key its new value is written to.
+        for key in &self.stale_probes {
+            w.remove_derived(PROBES_NAMESPACE, key)?;
+        }
         let mut dirs: Vec<&PathBuf> = self.fresh_probes.keys().map(|(dir, _)| dir).collect();
         dirs.sort();
         dirs.dedup();
@@ -532,23 +567,21 @@ impl Verdicts {
             for shard in 0..PROBE_SHARDS {
                 let key = shard_key(dir, shard);
                 let Some(fresh) = self.fresh_probes.get(&(dir.clone(), shard)) else {
-                    if !held && kept.is_some_and(|k| k.contains_key(&shard)) {
+                    // Whether or not this run read one (a `--fresh` lint reads none): a shard
+                    // left from before answers for files the directory no longer holds.
+                    if !held {
                         w.remove_derived(PROBES_NAMESPACE, &key)?;
                     }
                     continue;
                 };
-                let mut set: Vec<evokb_lint::Probe> =
+                let mut content =
                     kept.filter(|_| held).and_then(|k| k.get(&shard)).cloned().unwrap_or_default();
-                set.extend(fresh.iter().cloned());
-                set.sort();
-                set.dedup();
-                if let Some(bytes) = encode_probes(dir, shard, &set) {
+                content.files.extend(fresh.files.iter().copied());
+                content.probes.extend(fresh.probes.iter().cloned());
+                if let Some(bytes) = encode_probes(dir, shard, &content) {
                     w.put_derived(PROBES_NAMESPACE, &key, &bytes)?;
                 }
             }
-        }
-        for key in &self.stale_probes {
-            w.remove_derived(PROBES_NAMESPACE, key)?;
         }
         let mut files: Vec<&String> = self.fresh.keys().chain(self.shrunk_files()).collect();
         files.sort();
@@ -599,21 +632,26 @@ impl Verdicts {
         shards.sort();
         for (dir, shard) in shards {
             let key = shard_key(dir, shard);
-            let kept: Option<BTreeSet<evokb_lint::Probe>> = w
+            // A shard that is missing or does not decode starts empty: it then names only the
+            // files judged here, and the others of its files are checked afresh by the next
+            // lint (see [`Shard`]).
+            let kept: Option<Shard> = w
                 .derived_value(PROBES_NAMESPACE, &key)?
                 .and_then(|bytes| decode_probes(&key, &bytes))
                 .filter(|(kept_dir, kept_shard, _)| kept_dir == dir && *kept_shard == shard)
-                .map(|(_, _, probes)| probes.into_iter().collect());
-            let had = kept.as_ref().map(BTreeSet::len);
-            let mut set = kept.unwrap_or_default();
-            set.extend(self.fresh_probes.get(&(dir.clone(), shard)).into_iter().flatten().cloned());
-            if had == Some(set.len()) {
-                // Every probe was kept already (an edit that named no new path): the same
-                // bytes would be written.
+                .map(|(_, _, content)| content);
+            let had = kept.as_ref().map(|k| (k.files.len(), k.probes.len()));
+            let mut content = kept.unwrap_or_default();
+            if let Some(fresh) = self.fresh_probes.get(&(dir.clone(), shard)) {
+                content.files.extend(fresh.files.iter().copied());
+                content.probes.extend(fresh.probes.iter().cloned());
+            }
+            if had == Some((content.files.len(), content.probes.len())) {
+                // Every file and probe was kept already (an edit that named no new path): the
+                // same bytes would be written.
                 continue;
             }
-            let set: Vec<evokb_lint::Probe> = set.into_iter().collect();
-            if let Some(bytes) = encode_probes(dir, shard, &set) {
+            if let Some(bytes) = encode_probes(dir, shard, &content) {
                 w.put_derived(PROBES_NAMESPACE, &key, &bytes)?;
             }
         }
@@ -925,7 +963,8 @@ mod tests {
         let mut sets = HashMap::new();
         let dir = file_dir(&rec);
         let shard = shard_of(&rec.file);
-        sets.insert(shard_key(&dir, shard), encode_probes(&dir, shard, &[]).expect("encode"));
+        let named = Shard { files: [file_tag(&rec.file)].into(), probes: BTreeSet::new() };
+        sets.insert(shard_key(&dir, shard), encode_probes(&dir, shard, &named).expect("encode"));
         let verdicts = Verdicts::remembered(kept, &sets, root);
         assert!(verdicts.get(&rec, root, &rec.text()).is_none());
         let (checks, learnt) = checks_of(&rec, root, &verdicts);
@@ -980,14 +1019,14 @@ mod tests {
         let read = read_back(&store, &root);
         let (kept, holds) = &read.probe_sets[&topics];
         assert!(*holds);
-        assert!(kept[&shard_of(&fb)].iter().any(|p| &*p.token == "docs/c.md"));
-        assert!(kept[&shard_of(&fa)].iter().all(|p| &*p.token != "docs/c.md"));
+        assert!(kept[&shard_of(&fb)].probes.iter().any(|p| &*p.token == "docs/c.md"));
+        assert!(kept[&shard_of(&fa)].probes.iter().all(|p| &*p.token != "docs/c.md"));
 
         // A probe value of no shard (an older evokb's) is dropped by the next lint's write.
         let mut w = store.write()?;
         w.put_derived(PROBES_NAMESPACE, &CaseHash([7; 32]), b"old")?;
         w.commit()?;
-        assert_eq!(lint_pass(&store, &root, &[a, b2]), 0, "everything recalled");
+        assert_eq!(lint_pass(&store, &root, &[a.clone(), b2.clone()]), 0, "everything recalled");
         let mut verdicts = read_back(&store, &root);
         assert_eq!(verdicts.stale_probes, vec![CaseHash([7; 32])]);
         let mut w = store.write()?;
@@ -995,6 +1034,64 @@ mod tests {
         verdicts.write(&mut w, &[])?;
         w.commit()?;
         assert!(!shards(&store).contains_key(&CaseHash([7; 32])));
+
+        // A damaged shard vouches for none of its files: b's verdict is checked afresh (a's
+        // is recalled), and the lint writes b's shard again.
+        let mut w = store.write()?;
+        w.put_derived(PROBES_NAMESPACE, &key_b, b"damaged")?;
+        w.commit()?;
+        let read = read_back(&store, &root);
+        assert!(read.get(&b2, &root, &b2.text()).is_none());
+        assert!(read.get(&a, &root, &a.text()).is_some());
+        assert_eq!(lint_pass(&store, &root, &[a.clone(), b2.clone()]), 1);
+        let read = read_back(&store, &root);
+        assert!(read.get(&b2, &root, &b2.text()).is_some(), "named by its shard again");
+
+        // A lint that remembers nothing (`--fresh`) and finds a's file alone leaves a's shard.
+        let mut fresh = Verdicts::none();
+        let (_, learnt) = check_to_keep(&a, &root);
+        fresh.learn(&a, learnt.expect("kept"));
+        let mut w = store.write()?;
+        fresh.write(&mut w, &[])?;
+        w.commit()?;
+        let left = shards(&store);
+        assert!(left.contains_key(&key_a) && !left.contains_key(&key_b), "b's shard is gone");
+        Ok(())
+    }
+
+    #[test]
+    fn a_shard_made_again_by_an_import_vouches_only_for_the_files_it_judged(
+    ) -> Result<(), Box<dyn std::error::Error>> {
+        let dir = tempfile::tempdir()?;
+        let root = dir.path().join("kb");
+        std::fs::create_dir_all(root.join("topics"))?;
+        let store = evokb_store::Store::create(
+            &dir.path().join(".evokb"),
+            std::sync::Arc::new(evokb_store::NoIndex),
+        )?;
+        let fa = "topics/t0.md".to_string();
+        let fb = (1..)
+            .map(|n| format!("topics/t{n}.md"))
+            .find(|f| shard_of(f) == shard_of(&fa))
+            .expect("some name hashes to the same shard");
+        let a = entry("PL-1", &fa, "See docs/a.md for the tiling.\n");
+        let b = entry("PL-2", &fb, "See docs/b.md for the tiling.\n");
+        assert_eq!(lint_pass(&store, &root, &[a.clone(), b.clone()]), 2);
+        // The shard is lost, then an import judges a's file alone and writes the shard anew.
+        let key = shard_key(Path::new("topics"), shard_of(&fa));
+        let mut w = store.write()?;
+        w.remove_derived(PROBES_NAMESPACE, &key)?;
+        w.commit()?;
+        let mut imported = Verdicts::none();
+        let (_, learnt) = check_to_keep(&a, &root);
+        imported.learn(&a, learnt.expect("kept"));
+        let mut w = store.write()?;
+        imported.write_beside_kept(&mut w)?;
+        w.commit()?;
+        let read = read_back(&store, &root);
+        assert!(read.get(&a, &root, &a.text()).is_some());
+        assert!(read.get(&b, &root, &b.text()).is_none(), "b's probes were never asked again");
+        assert_eq!(lint_pass(&store, &root, &[a, b]), 1);
         Ok(())
     }
 }
