@@ -921,6 +921,21 @@ mod tests {
         Ok((dir, root, store))
     }
 
+    /// What an import that judged `rec` keeps ([`Verdicts::write_beside_kept`]).
+    fn import_judging(
+        store: &evokb_store::Store,
+        root: &Path,
+        rec: &Record,
+    ) -> Result<(), Box<dyn std::error::Error>> {
+        let mut imported = Verdicts::none();
+        let (_, learnt) = check_to_keep(rec, root);
+        imported.learn(rec, learnt.ok_or("a computed verdict is kept")?);
+        let mut w = store.write()?;
+        imported.write_beside_kept(&mut w)?;
+        w.commit()?;
+        Ok(())
+    }
+
     fn kept_entries(store: &evokb_store::Store, file: &str) -> usize {
         let kept = store.read().expect("read").derived(NAMESPACE).expect("read");
         kept.get(&file_key(file)).and_then(|b| decode_file(b)).map_or(0, |f| f.entries.len())
@@ -951,12 +966,7 @@ mod tests {
         assert_eq!(kept_entries(&store, "topics/c.md"), 0);
 
         // An import keeps the verdicts of the records it judged beside the file's kept ones.
-        let mut imported = Verdicts::none();
-        let (_, learnt) = check_to_keep(&b2, &root);
-        imported.learn(&b2, learnt.expect("kept"));
-        let mut w = store.write()?;
-        imported.write_beside_kept(&mut w)?;
-        w.commit()?;
+        import_judging(&store, &root, &b2)?;
         assert_eq!(kept_entries(&store, "topics/a.md"), 2);
         assert_eq!(lint_pass(&store, &root, &[a, b2]), 0, "the lint after it recalls both");
         Ok(())
@@ -1009,12 +1019,7 @@ mod tests {
 
         // An import judging an edit of b's file rewrites b's shard only.
         let b2 = entry("PL-2", &fb, "See docs/c.md for the tiling.\n");
-        let mut imported = Verdicts::none();
-        let (_, learnt) = check_to_keep(&b2, &root);
-        imported.learn(&b2, learnt.expect("kept"));
-        let mut w = store.write()?;
-        imported.write_beside_kept(&mut w)?;
-        w.commit()?;
+        import_judging(&store, &root, &b2)?;
         let after = shards(&store);
         assert_eq!(after[&key_a], before[&key_a], "a's shard is untouched");
         assert_ne!(after[&key_b], before[&key_b], "b's shard holds the new probe");
@@ -1078,12 +1083,7 @@ mod tests {
         let mut w = store.write()?;
         w.remove_derived(PROBES_NAMESPACE, &key)?;
         w.commit()?;
-        let mut imported = Verdicts::none();
-        let (_, learnt) = check_to_keep(&a, &root);
-        imported.learn(&a, learnt.expect("kept"));
-        let mut w = store.write()?;
-        imported.write_beside_kept(&mut w)?;
-        w.commit()?;
+        import_judging(&store, &root, &a)?;
         let read = read_back(&store, &root);
         assert!(read.get(&a, &root, &a.text()).is_some());
         assert!(read.get(&b, &root, &b.text()).is_none(), "b's probes were never asked again");
