@@ -27,9 +27,8 @@
 //! precedes them in theirs, and records theirs deleted (and ours left alone) are dropped.
 
 use std::collections::{HashMap, HashSet};
-use std::sync::Arc;
 
-use evokb_store::{CaseHash, Kind, LayoutItem, Record, Segment};
+use evokb_store::{CaseHash, FieldKey, Kind, LayoutItem, Record, Segment};
 
 use crate::layout::FileRole;
 use crate::parse::{parse_file, ParsedFile};
@@ -429,7 +428,7 @@ fn interleave_new_events(
 }
 
 /// A record as fields: the structure (everything but field values) and the values.
-fn split(rec: &Record) -> (Vec<Segment>, Vec<(Arc<str>, String)>) {
+fn split(rec: &Record) -> (Vec<Segment>, Vec<(FieldKey, String)>) {
     let mut shape = Vec::new();
     let mut values = Vec::new();
     for seg in &rec.segments {
@@ -647,7 +646,7 @@ fn merge_fields_by_position(o: &Record, x: &Record, y: &Record) -> Merged {
     }
     // Theirs' appended field lines go after ours' (identical appends once).
     if vy.len() > n {
-        let ours_appended: HashSet<(Arc<str>, String)> = vx[n..].iter().cloned().collect();
+        let ours_appended: HashSet<(FieldKey, String)> = vx[n..].iter().cloned().collect();
         let theirs_tail = tail_after_field(&y.segments, n);
         let mut extra = Vec::new();
         let mut skip_line = false;
