@@ -21,8 +21,8 @@
 //! that keeping the probes of one file's records rewrites one shard, not the directory's whole
 //! set (5,000 topic files in one directory made that set 100k probes, and an import of one
 //! edited file spent half its time decoding and compressing it again). A file's verdicts are
-//! recalled only when its shard names it: a shard lost or damaged vouches for nothing. A lint asks each question of a directory's set again
-//! ([`evokb_lint::probes_hold`]); when any answer changed, every record of that directory is
+//! recalled only when its shard names it: a shard lost or damaged vouches for nothing. A lint
+//! asks each question of a directory's set again ([`evokb_lint::probes_hold`]); when any answer changed, every record of that directory is
 //! checked afresh and the set is rebuilt from those checks alone. So a symlink planted after
 //! a verdict was kept is still found.
 //!
@@ -205,21 +205,24 @@ struct Shard {
     probes: BTreeSet<evokb_lint::Probe>,
 }
 
-/// The name a shard gives `file` (see [`KeptProbes`]).
-fn file_tag(file: &str) -> [u8; 8] {
-    let key = file_key(file);
-    let mut tag = [0; 8];
-    tag.copy_from_slice(&key.0[..8]);
-    tag
+impl Shard {
+    /// Adds the files and probes of `other`.
+    fn absorb(&mut self, other: &Shard) {
+        self.files.extend(other.files.iter().copied());
+        self.probes.extend(other.probes.iter().cloned());
+    }
 }
 
 /// How many values a directory's probe set is spread over (see the module docs): with 5,000
 /// files in a directory, a shard holds the probes of some 80 files.
 const PROBE_SHARDS: u8 = 64;
 
-/// The shard of a directory's probe set that the probes of `file`'s records are kept in.
-fn shard_of(file: &str) -> u8 {
-    file_key(file).0[0] % PROBE_SHARDS
+/// Where the probes of the file whose [`file_key`] is `key` are kept: the shard of its
+/// directory's set, and the name that shard gives the file (see [`KeptProbes`]).
+fn shard_place(key: &CaseHash) -> (u8, [u8; 8]) {
+    let mut tag = [0; 8];
+    tag.copy_from_slice(&key.0[..8]);
+    (key.0[0] % PROBE_SHARDS, tag)
 }
 
 /// The key shard `shard` of a directory's probe set is kept under.
@@ -357,7 +360,7 @@ pub struct Verdicts {
     /// The records whose remembered verdict answered in this run, by file.
     recalled: HashMap<String, Vec<[u8; 8]>>,
     /// The probes of the verdicts computed in this run, by directory and shard.
-    fresh_probes: HashMap<(PathBuf, u8), Shard>,
+    fresh_probes: HashMap<PathBuf, BTreeMap<u8, Shard>>,
 }
 
 impl Verdicts {
@@ -452,14 +455,14 @@ impl Verdicts {
     /// The remembered verdict of `rec`, if it answers the question asked now and its
     /// directory's probes get the answers they got.
     pub(crate) fn get(&self, rec: &Record, root: &Path, text: &str) -> Option<TextChecks> {
-        let file = self.files.get(&file_key(&rec.file))?;
+        let key = file_key(&rec.file);
+        let file = self.files.get(&key)?;
         let (shards, holds) = self.probe_sets.get(&file_dir(rec))?;
         // The file's shard must name it: when the shard is missing, did not decode, or was
         // made again without it, nobody asked the file's probes, and its verdicts rest on
         // nothing (the file is checked afresh, and named again by the shard it then writes).
-        let named = shards
-            .get(&shard_of(&rec.file))
-            .is_some_and(|s| s.files.contains(&file_tag(&rec.file)));
+        let (shard, tag) = shard_place(&key);
+        let named = shards.get(&shard).is_some_and(|s| s.files.contains(&tag));
         if !holds || !named || file.common != common(root, &rec.file) {
             return None;
         }
@@ -482,8 +485,9 @@ impl Verdicts {
             self.fresh.entry(rec.file.to_string()).or_insert_with(|| (learnt.common, Vec::new()));
         *common = learnt.common;
         entries.push(learnt.entry);
-        let shard = self.fresh_probes.entry((file_dir(rec), shard_of(&rec.file))).or_default();
-        shard.files.insert(file_tag(&rec.file));
+        let (shard, tag) = shard_place(&file_key(&rec.file));
+        let shard = self.fresh_probes.entry(file_dir(rec)).or_default().entry(shard).or_default();
+        shard.files.insert(tag);
         shard.probes.extend(learnt.probes);
     }
 
@@ -556,17 +560,16 @@ impl Verdicts {
         for key in &self.stale_probes {
             w.remove_derived(PROBES_NAMESPACE, key)?;
         }
-        let mut dirs: Vec<&PathBuf> = self.fresh_probes.keys().map(|(dir, _)| dir).collect();
-        dirs.sort();
-        dirs.dedup();
-        for dir in dirs {
+        let mut dirs: Vec<(&PathBuf, &BTreeMap<u8, Shard>)> = self.fresh_probes.iter().collect();
+        dirs.sort_by_key(|&(dir, _)| dir);
+        for (dir, fresh_shards) in dirs {
             let (kept, held) = match self.probe_sets.get(dir) {
                 Some((kept, held)) => (Some(kept), *held),
                 None => (None, false),
             };
             for shard in 0..PROBE_SHARDS {
                 let key = shard_key(dir, shard);
-                let Some(fresh) = self.fresh_probes.get(&(dir.clone(), shard)) else {
+                let Some(fresh) = fresh_shards.get(&shard) else {
                     // Whether or not this run read one (a `--fresh` lint reads none): a shard
                     // left from before answers for files the directory no longer holds.
                     if !held {
@@ -576,8 +579,7 @@ impl Verdicts {
                 };
                 let mut content =
                     kept.filter(|_| held).and_then(|k| k.get(&shard)).cloned().unwrap_or_default();
-                content.files.extend(fresh.files.iter().copied());
-                content.probes.extend(fresh.probes.iter().cloned());
+                content.absorb(fresh);
                 if let Some(bytes) = encode_probes(dir, shard, &content) {
                     w.put_derived(PROBES_NAMESPACE, &key, &bytes)?;
                 }
@@ -627,10 +629,13 @@ impl Verdicts {
     /// value is its kept one (when made under the same root and checks) with the new verdicts
     /// in place of its records' old ones.
     pub fn write_beside_kept(&self, w: &mut WriteTxn) -> Result<(), StoreError> {
-        let mut shards: Vec<(&PathBuf, u8)> =
-            self.fresh_probes.keys().map(|(dir, shard)| (dir, *shard)).collect();
-        shards.sort();
-        for (dir, shard) in shards {
+        let mut shards: Vec<(&PathBuf, u8, &Shard)> = self
+            .fresh_probes
+            .iter()
+            .flat_map(|(dir, shards)| shards.iter().map(move |(shard, fresh)| (dir, *shard, fresh)))
+            .collect();
+        shards.sort_by_key(|&(dir, shard, _)| (dir, shard));
+        for (dir, shard, fresh) in shards {
             let key = shard_key(dir, shard);
             // A shard that is missing or does not decode starts empty: it then names only the
             // files judged here, and the others of its files are checked afresh by the next
@@ -642,10 +647,7 @@ impl Verdicts {
                 .map(|(_, _, content)| content);
             let had = kept.as_ref().map(|k| (k.files.len(), k.probes.len()));
             let mut content = kept.unwrap_or_default();
-            if let Some(fresh) = self.fresh_probes.get(&(dir.clone(), shard)) {
-                content.files.extend(fresh.files.iter().copied());
-                content.probes.extend(fresh.probes.iter().cloned());
-            }
+            content.absorb(fresh);
             if had == Some((content.files.len(), content.probes.len())) {
                 // Every file and probe was kept already (an edit that named no new path): the
                 // same bytes would be written.
@@ -907,6 +909,11 @@ mod tests {
         computed
     }
 
+    /// The shard `file`'s probes are kept in.
+    fn shard_of(file: &str) -> u8 {
+        shard_place(&file_key(file)).0
+    }
+
     /// A knowledge base root with a `topics` directory, and an empty store beside it (the
     /// directory holding both goes when the first value is dropped).
     fn knowledge_base(
@@ -981,7 +988,8 @@ mod tests {
         let mut sets = HashMap::new();
         let dir = file_dir(&rec);
         let shard = shard_of(&rec.file);
-        let named = Shard { files: [file_tag(&rec.file)].into(), probes: BTreeSet::new() };
+        let named =
+            Shard { files: [shard_place(&file_key(&rec.file)).1].into(), probes: BTreeSet::new() };
         sets.insert(shard_key(&dir, shard), encode_probes(&dir, shard, &named).expect("encode"));
         let verdicts = Verdicts::remembered(kept, &sets, root);
         assert!(verdicts.get(&rec, root, &rec.text()).is_none());
