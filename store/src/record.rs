@@ -165,8 +165,8 @@ pub fn field_key(name: &str) -> FieldKey {
 
 /// A field's name as a [`Segment::Field`] holds it: one allocation shared by every field of
 /// that name ([`field_key`]), behind a pointer of one word. An `Arc<str>` is two words, and
-/// made a segment 40 bytes where this makes it 32 (an import of 100k entries holds some 2.5M
-/// segments at once). Compares, hashes, prints and serialises as its text.
+/// made a segment 40 bytes where this makes it 32 (an import holds every parsed segment at
+/// once: millions at 100k entries). Compares, hashes, prints and serialises as its text.
 #[derive(Clone)]
 pub struct FieldKey(Arc<Box<str>>);
 
@@ -232,23 +232,20 @@ impl<'de> Deserialize<'de> for FieldKey {
     }
 }
 
-/// Decodes a string into an `Arc<str>` through `make`, in one allocation at most (serde's own
-/// `Arc<str>` goes through a `Box<str>` and copies it).
-struct ArcStrVisitor(fn(&str) -> Arc<str>);
-
-impl serde::de::Visitor<'_> for ArcStrVisitor {
-    type Value = Arc<str>;
-    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("a string")
-    }
-    fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<Arc<str>, E> {
-        Ok((self.0)(v))
-    }
-}
-
-/// Decodes a shared string in one allocation.
+/// Decodes a shared string in one allocation (serde's own `Arc<str>` goes through a
+/// `Box<str>` and copies it).
 fn deserialize_arc_str<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Arc<str>, D::Error> {
-    d.deserialize_str(ArcStrVisitor(|s| Arc::from(s)))
+    struct ArcStrVisitor;
+    impl serde::de::Visitor<'_> for ArcStrVisitor {
+        type Value = Arc<str>;
+        fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            f.write_str("a string")
+        }
+        fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<Arc<str>, E> {
+            Ok(Arc::from(v))
+        }
+    }
+    d.deserialize_str(ArcStrVisitor)
 }
 
 /// A record: its identity, the file it renders into, and its text as segments.

@@ -58,8 +58,7 @@ impl ParsedFile {
 
 /// Accumulates a file's items.
 pub struct FileBuilder {
-    path: String,
-    /// The path as the file's records hold it: one allocation they all share.
+    /// The file's path, as its records hold it: one allocation they all share.
     file: Arc<str>,
     items: Vec<LayoutItem>,
     records: Vec<ParsedRecord>,
@@ -70,7 +69,6 @@ impl FileBuilder {
     /// Starts an empty file at `path`.
     pub fn new(path: &str) -> FileBuilder {
         FileBuilder {
-            path: path.into(),
             file: path.into(),
             items: Vec::new(),
             records: Vec::new(),
@@ -80,7 +78,7 @@ impl FileBuilder {
 
     /// The file's path.
     pub fn path(&self) -> &str {
-        &self.path
+        &self.file
     }
 
     /// The path for a record of this file ([`Record::file`]), shared with the file's others.
@@ -115,7 +113,7 @@ impl FileBuilder {
     pub fn finish(mut self) -> ParsedFile {
         self.flush_prose();
         ParsedFile {
-            layout: FileLayout { path: self.path, items: exact(self.items) },
+            layout: FileLayout { path: self.file.to_string(), items: exact(self.items) },
             records: exact(self.records),
         }
     }
