@@ -2102,13 +2102,17 @@ impl WriteTxn {
                 table.insert(key.0, records[at].1.text_hash)?;
             }
         }
-        let mut is_new = Vec::with_capacity(keyed.len());
-        for (&(_, at), old) in keyed.iter().zip(replaced) {
-            is_new.push(old.is_none());
-            self.after_put(records[at].0, old)?;
+        // The new rows' places in `keyed` (so in key order), by kind: the kind index is ordered
+        // by kind tag, then key, and is filled kind by kind in that order, without a sorted copy
+        // of every new row.
+        let mut new_by_kind: Vec<Vec<usize>> = vec![Vec::new(); Kind::ALL.len()];
+        for (i, (&(_, at), old)) in keyed.iter().zip(replaced).enumerate() {
+            let rec = records[at].0;
+            if old.is_none() {
+                new_by_kind[rec.kind as usize].push(i);
+            }
+            self.after_put(rec, old)?;
         }
-        // The kind index is ordered by kind tag, then key: one pass over the keys (already in
-        // key order) per kind, in tag order, rather than a sorted copy of every new row.
         let mut kinds = Kind::ALL.to_vec();
         kinds.sort_unstable_by_key(|k| k.tag());
         let mut added: Vec<(Kind, i64)> = Vec::new();
@@ -2116,11 +2120,8 @@ impl WriteTxn {
             let mut by_kind = self.txn.open_table(BY_KIND)?;
             for kind in kinds {
                 let mut n = 0;
-                for (&(key, at), &new) in keyed.iter().zip(&is_new) {
-                    if new
-                        && records[at].0.kind == kind
-                        && by_kind.insert((kind.tag(), key.0), ())?.is_none()
-                    {
+                for &i in &new_by_kind[kind as usize] {
+                    if by_kind.insert((kind.tag(), keyed[i].0 .0), ())?.is_none() {
                         n += 1;
                     }
                 }
