@@ -44,7 +44,7 @@ fn import_judged(root: &Path, store: &Store) -> usize {
         import_in_beside(&mut txn, root, ImportOptions::default(), &Silent, &judging)
             .expect("import");
     let refresh = evokb_evolve::quarantine::refresh_records_prejudged(
-        &mut txn, root, &changed, prejudged, &Silent,
+        &mut txn, root, changed, prejudged, &Silent,
     )
     .expect("judge");
     let flagged = refresh.flagged.len();

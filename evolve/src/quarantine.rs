@@ -233,7 +233,7 @@ pub fn refresh_changed_with_progress(
 pub fn refresh_records_with_progress(
     w: &mut WriteTxn,
     root: &Path,
-    records: &[Record],
+    records: Vec<Record>,
     progress: &dyn evokb_store::Progress,
 ) -> Result<Refresh, StoreError> {
     refresh_records_prejudged(w, root, records, Prejudged::default(), progress)
@@ -242,46 +242,75 @@ pub fn refresh_records_with_progress(
 /// [`refresh_records_with_progress`], for records some of which were judged already, while
 /// the import wrote them ([`judge_while_importing`]): those are not judged again. What is
 /// written, and in which order, is the same as without `prejudged`.
+///
+/// The records are taken rather than borrowed so that each one's text is let go of as soon as
+/// it is judged clean ([`let_go_of_text`]): a flag needs a record's text, a verdict only its
+/// key and file. At a first import of 100k entries the parsed texts were the largest thing
+/// held through the index building (some 150 MB of heap).
 pub fn refresh_records_prejudged(
     w: &mut WriteTxn,
     root: &Path,
-    records: &[Record],
+    mut records: Vec<Record>,
     mut prejudged: Prejudged,
     progress: &dyn evokb_store::Progress,
 ) -> Result<Refresh, StoreError> {
-    let to_judge: Vec<&Record> = records.iter().filter(|r| judged(r.kind)).collect();
+    let count = records.len();
+    records.retain(|r| judged(r.kind));
     // Both in file order, and the records imported are among the ones judged early (those of
     // the files the import brought in), so one pass pairs them. A record judged early is the
     // one imported only if its text is the same (it is: both are the import's parse), which
     // the key alone does not prove: the text is compared too.
-    let mut early: Vec<Option<Checked>> = Vec::with_capacity(to_judge.len());
+    let mut early: Vec<Option<Checked>> = Vec::with_capacity(records.len());
     let mut next = 0;
-    for rec in &to_judge {
+    for rec in &mut records {
         let key = rec.case_hash();
         let found = prejudged.0[next..].iter().position(|(k, _, _)| *k == key).map(|at| next + at);
-        early.push(match found {
+        let checked = match found {
             Some(at) if prejudged.0[at].1 == rec.text_hash() => {
                 next = at + 1;
                 prejudged.0[at].2.take()
             }
             _ => None,
-        });
+        };
+        if let Some((errors, _)) = &checked {
+            let_go_of_text(rec, errors);
+        }
+        early.push(checked);
     }
     drop(prejudged);
-    let left: Vec<&Record> =
-        to_judge.iter().zip(&early).filter(|(_, e)| e.is_none()).map(|(r, _)| *r).collect();
-    progress.phase("building the indexes and checking imported records", 0);
-    let ((), checked) =
-        judge_beside(&left, root, progress, records.len() - left.len(), || w.update_indexes())?;
-    let mut checked = checked.into_iter();
-    let mut all = Vec::with_capacity(to_judge.len());
-    for (rec, early) in to_judge.into_iter().zip(early.iter_mut()) {
-        // `left` is `to_judge` without the records judged early, in the same order.
-        if let Some(c) = early.take().or_else(|| checked.next()) {
-            all.push((rec, c));
+    // The records left to judge move into the judging, which lets go of each clean one's
+    // text once it is judged, and come back in the same order.
+    let mut left_at = Vec::new();
+    let mut left = Vec::new();
+    let mut kept = Vec::with_capacity(records.len());
+    for (at, rec) in records.into_iter().enumerate() {
+        if early[at].is_none() {
+            left_at.push(at);
+            left.push(Mutex::new(rec));
+            kept.push(None);
+        } else {
+            kept.push(Some(rec));
         }
     }
+    progress.phase("building the indexes and checking imported records", 0);
+    let ((), checked) =
+        judge_beside(&left, root, progress, count - left.len(), || w.update_indexes())?;
+    for ((at, rec), c) in left_at.into_iter().zip(left).zip(checked) {
+        kept[at] = Some(rec.into_inner().unwrap_or_else(std::sync::PoisonError::into_inner));
+        early[at] = Some(c);
+    }
+    let all: Vec<(Record, Checked)> =
+        kept.into_iter().zip(early).filter_map(|(r, c)| Some((r?, c?))).collect();
     keep_judged(w, all)
+}
+
+/// Drops the text of a judged record when it has no finding to flag: what is written of a
+/// clean record afterwards (its verdict, in [`keep_judged`]) needs only its kind, id and file,
+/// while a flag keeps the hash of the text ([`apply`]).
+fn let_go_of_text(rec: &mut Record, errors: &[String]) {
+    if errors.is_empty() {
+        rec.segments = Vec::new();
+    }
 }
 
 /// Records judged while an import wrote them, in the order judged: each one's key, the hash of
@@ -365,7 +394,7 @@ fn judge_chunk(chunk: &[&Record], start: usize, root: &Path) -> Vec<Checked> {
 /// memo first when many were judged.
 fn keep_judged(
     w: &mut WriteTxn,
-    judged_now: Vec<(&Record, Checked)>,
+    judged_now: Vec<(Record, Checked)>,
 ) -> Result<Refresh, StoreError> {
     if judged_now.len() >= FORGET_AFTER {
         // The detectors memoise their answer per line (up to some 200k lines each): after a
@@ -379,7 +408,7 @@ fn keep_judged(
     let mut findings = Vec::with_capacity(judged_now.len());
     for (rec, (errors, learnt)) in judged_now {
         if let Some(learnt) = learnt {
-            verdicts.learn(rec, learnt);
+            verdicts.learn(&rec, learnt);
         }
         findings.push((rec, errors));
     }
@@ -401,10 +430,13 @@ type Checked = (Vec<String>, Option<crate::verdicts::Learnt>);
 /// judging, in the order of `records`. Progress (phase `checking imported records`, counting
 /// `already` records as done) is shown while this thread judges; `meanwhile` shows its own.
 ///
+/// Each record judged clean has its text let go of ([`let_go_of_text`]); the records are in
+/// mutexes only for that, as no two threads judge the same record.
+///
 /// If `meanwhile` fails, the judging stops after the chunks under way and the error is
 /// returned. A panic in the judging is resumed on this thread.
 fn judge_beside<T, E>(
-    records: &[&Record],
+    records: &[Mutex<Record>],
     root: &Path,
     progress: &dyn evokb_store::Progress,
     already: usize,
@@ -443,7 +475,7 @@ fn judge_beside<T, E>(
 /// Records to judge, shared by the threads that judge them: each takes the next chunk of
 /// [`JUDGE_CHUNK`] records and files its results under the chunk's start.
 struct SharedJudging<'a> {
-    records: &'a [&'a Record],
+    records: &'a [Mutex<Record>],
     root: &'a Path,
     next: AtomicUsize,
     done: AtomicUsize,
@@ -456,7 +488,7 @@ struct SharedJudging<'a> {
 const JUDGE_CHUNK: usize = 64;
 
 impl<'a> SharedJudging<'a> {
-    fn new(records: &'a [&'a Record], root: &'a Path) -> Self {
+    fn new(records: &'a [Mutex<Record>], root: &'a Path) -> Self {
         SharedJudging {
             records,
             root,
@@ -483,7 +515,16 @@ impl<'a> SharedJudging<'a> {
                 return;
             }
             let end = (start + JUDGE_CHUNK).min(self.records.len());
-            let checked = judge_chunk(&self.records[start..end], start, self.root);
+            let mut chunk: Vec<_> = self.records[start..end]
+                .iter()
+                .map(|r| r.lock().unwrap_or_else(std::sync::PoisonError::into_inner))
+                .collect();
+            let refs: Vec<&Record> = chunk.iter().map(|r| &**r).collect();
+            let checked = judge_chunk(&refs, start, self.root);
+            for (rec, (errors, _)) in chunk.iter_mut().zip(&checked) {
+                let_go_of_text(rec, errors);
+            }
+            drop(chunk);
             self.done.fetch_add(end - start, Ordering::Relaxed);
             if let Ok(mut found) = self.found.lock() {
                 found.push((start, checked));
@@ -621,27 +662,39 @@ mod tests {
     }
 
     /// Many chunks, judged by two threads: each record's judging comes back in record order,
-    /// as one thread judging them in turn gives; a failing `meanwhile` stops the judging and
-    /// its error comes back.
+    /// as one thread judging them in turn gives; a clean record's text is let go of, a flagged
+    /// one's kept; a failing `meanwhile` stops the judging and its error comes back.
     #[test]
     fn judging_shared_by_two_threads_keeps_record_order() -> Result<(), Box<dyn std::error::Error>>
     {
         let records = entries();
-        let refs: Vec<&Record> = records.iter().collect();
-        assert!(refs.len() > 4 * JUDGE_CHUNK, "several chunks for each thread");
+        assert!(records.len() > 4 * JUDGE_CHUNK, "several chunks for each thread");
         let root = tempfile::tempdir()?;
-        let alone: Vec<Vec<String>> = refs
+        let alone: Vec<Vec<String>> = records
             .iter()
             .map(|r| errors_of(&crate::verdicts::check_to_keep(r, root.path()).0.security))
             .collect();
-        let (made, shared) = judge_beside(&refs, root.path(), &Silent, 0, || Ok::<_, ()>(7))
-            .map_err(|()| "meanwhile failed")?;
+        let shared_records: Vec<Mutex<Record>> = records.iter().cloned().map(Mutex::new).collect();
+        let (made, shared) =
+            judge_beside(&shared_records, root.path(), &Silent, 0, || Ok::<_, ()>(7))
+                .map_err(|()| "meanwhile failed")?;
         assert_eq!(made, 7);
         let shared: Vec<Vec<String>> = shared.into_iter().map(|(errors, _)| errors).collect();
         assert_eq!(shared, alone, "the same findings, in record order");
         assert!(shared.iter().filter(|e| !e.is_empty()).count() >= 4, "attacks are found");
+        for ((judged, original), errors) in shared_records.into_iter().zip(&records).zip(&shared) {
+            let judged = judged.into_inner().map_err(|_| "poisoned")?;
+            assert_eq!(judged.case_hash(), original.case_hash());
+            assert_eq!(judged.file, original.file);
+            if errors.is_empty() {
+                assert!(judged.segments.is_empty(), "a clean record's text is let go of");
+            } else {
+                assert_eq!(judged.text(), original.text(), "a flagged record keeps its text");
+            }
+        }
 
-        let failed = judge_beside(&refs, root.path(), &Silent, 0, || Err::<(), _>("no index"));
+        let again: Vec<Mutex<Record>> = records.into_iter().map(Mutex::new).collect();
+        let failed = judge_beside(&again, root.path(), &Silent, 0, || Err::<(), _>("no index"));
         assert_eq!(failed.err(), Some("no index"));
         Ok(())
     }
@@ -676,7 +729,7 @@ mod tests {
 
         let (dir_b, b) = store_with(&records)?;
         let mut w = b.write()?;
-        let parsed = refresh_records_with_progress(&mut w, dir_b.path(), &records, &Silent)?;
+        let parsed = refresh_records_with_progress(&mut w, dir_b.path(), records.clone(), &Silent)?;
         let flags_parsed = w.items::<Quarantined>(QUARANTINE)?;
         w.commit()?;
 
@@ -696,7 +749,7 @@ mod tests {
         let records = entries();
         let (dir_a, a) = store_with(&records)?;
         let mut w = a.write()?;
-        let after = refresh_records_with_progress(&mut w, dir_a.path(), &records, &Silent)?;
+        let after = refresh_records_with_progress(&mut w, dir_a.path(), records.clone(), &Silent)?;
         let flags_after = w.items::<Quarantined>(QUARANTINE)?;
         w.commit()?;
 
@@ -719,7 +772,7 @@ mod tests {
         let prejudged = judging(&refs, &AtomicBool::new(false));
         assert_eq!(prejudged.len(), incoming.len(), "every incoming entry judged");
         let mut w = b.write()?;
-        let early = refresh_records_prejudged(&mut w, dir_b.path(), &records, prejudged, &Silent)?;
+        let early = refresh_records_prejudged(&mut w, dir_b.path(), records, prejudged, &Silent)?;
         let flags_early = w.items::<Quarantined>(QUARANTINE)?;
         w.commit()?;
 
@@ -763,7 +816,7 @@ mod tests {
         for r in before {
             w.put_record(r)?;
         }
-        let judged = refresh_records_with_progress(&mut w, dir_a.path(), before, &Silent)?;
+        let judged = refresh_records_with_progress(&mut w, dir_a.path(), before.to_vec(), &Silent)?;
         for r in after {
             w.put_record(r)?;
         }

@@ -97,9 +97,8 @@ pub fn import(
     changed.retain(|r| evokb_evolve::quarantine::judged(r.kind));
     changed.shrink_to_fit();
     let quarantine = evokb_evolve::quarantine::refresh_records_prejudged(
-        &mut txn, &root, &changed, prejudged, &bar,
+        &mut txn, &root, changed, prejudged, &bar,
     )?;
-    drop(changed);
     // The commit also brings the search index up to date.
     bar.phase("committing", 0);
     txn.commit()?;
