@@ -117,7 +117,7 @@ pub fn record_hit(
         id: id.clone(),
         file: path.into(),
         segments: vec![
-            Segment::Field { key: "json".into(), value: line },
+            Segment::Field { key: "json".into(), value: line.into() },
             Segment::Lit("\n".into()),
         ],
     };

@@ -655,7 +655,7 @@ mod tests {
                     kind: Kind::Entry,
                     id: format!("PL-{i}"),
                     file: format!("topics/t{}.md", i / 20).into(),
-                    segments: vec![Segment::Body(body)],
+                    segments: vec![Segment::Body(body.into())],
                 }
             })
             .collect()

@@ -28,7 +28,7 @@
 
 use std::collections::{HashMap, HashSet};
 
-use evokb_store::{CaseHash, FieldKey, Kind, LayoutItem, Record, Segment};
+use evokb_store::{CaseHash, FieldKey, Kind, LayoutItem, Record, Segment, SegmentText};
 
 use crate::layout::FileRole;
 use crate::parse::{parse_file, ParsedFile};
@@ -344,6 +344,7 @@ fn merge_hit_row(base: Option<&Record>, x: &Record, y: &Record) -> Merged {
                         b.saturating_add(o.saturating_sub(b)).saturating_add(t.saturating_sub(b));
                     let width = ours_v.len() - ours_v.trim_start().len();
                     format!("{}{total}{}", &ours_v[..width], &ours_v[ours_v.trim_end().len()..])
+                        .into()
                 }
                 _ => return conflict("'hits' is not a count on every side".into()),
             }
@@ -428,13 +429,13 @@ fn interleave_new_events(
 }
 
 /// A record as fields: the structure (everything but field values) and the values.
-fn split(rec: &Record) -> (Vec<Segment>, Vec<(FieldKey, String)>) {
+fn split(rec: &Record) -> (Vec<Segment>, Vec<(FieldKey, SegmentText)>) {
     let mut shape = Vec::new();
     let mut values = Vec::new();
     for seg in &rec.segments {
         match seg {
             Segment::Field { key, value } => {
-                shape.push(Segment::Field { key: key.clone(), value: String::new() });
+                shape.push(Segment::Field { key: key.clone(), value: SegmentText::default() });
                 values.push((key.clone(), value.clone()));
             }
             other => shape.push(other.clone()),
@@ -533,7 +534,7 @@ fn field_line(rec: &Record, seg: usize) -> Vec<Segment> {
         Some(Segment::Lit(l)) => l.rsplit('\n').next().unwrap_or("").to_string(),
         _ => String::new(),
     };
-    vec![Segment::Lit(prefix), rec.segments[seg].clone()]
+    vec![Segment::Lit(prefix.into()), rec.segments[seg].clone()]
 }
 
 /// The merge of [`merge_fields`] with fields paired by key and value rather than by position.
@@ -578,7 +579,7 @@ fn merge_fields_by_key(o: &Record, x: &Record, y: &Record) -> Option<Merged> {
             return None;
         };
         if let Segment::Field { value, .. } = &mut out.segments[fx[ax[i]].0] {
-            *value = merged_v;
+            *value = merged_v.into();
         }
     }
     // Theirs' extra fields that ours does not hold already, after ours' last field.
@@ -592,7 +593,7 @@ fn merge_fields_by_key(o: &Record, x: &Record, y: &Record) -> Option<Merged> {
         let mut line = field_line(y, fy[j].0);
         if !lines.is_empty() {
             if let Some(Segment::Lit(p)) = line.first_mut() {
-                *p = format!("{eol}{p}");
+                *p = format!("{eol}{p}").into();
             }
         }
         lines.extend(line);
@@ -632,10 +633,10 @@ fn merge_fields_by_position(o: &Record, x: &Record, y: &Record) -> Merged {
         } else if ours_v == base_v {
             theirs_v.clone()
         } else if let Some(v) = union_appended_lines(base_v, ours_v, theirs_v) {
-            v
+            v.into()
         } else if &**key == "confirmations" {
             match add_confirmations(base_v, ours_v, theirs_v) {
-                Some(v) => v,
+                Some(v) => v.into(),
                 None => return conflict("'confirmations' changed differently on both sides"),
             }
         } else {
@@ -646,7 +647,7 @@ fn merge_fields_by_position(o: &Record, x: &Record, y: &Record) -> Merged {
     }
     // Theirs' appended field lines go after ours' (identical appends once).
     if vy.len() > n {
-        let ours_appended: HashSet<(FieldKey, String)> = vx[n..].iter().cloned().collect();
+        let ours_appended: HashSet<(FieldKey, SegmentText)> = vx[n..].iter().cloned().collect();
         let theirs_tail = tail_after_field(&y.segments, n);
         let mut extra = Vec::new();
         let mut skip_line = false;
@@ -668,7 +669,7 @@ fn merge_fields_by_position(o: &Record, x: &Record, y: &Record) -> Merged {
                 Segment::Lit(l) if skip_line => {
                     // Keep only what follows the skipped field's line ending.
                     if let Some(p) = l.find('\n') {
-                        extra.push(Segment::Lit(l[p + 1..].to_string()));
+                        extra.push(Segment::Lit(l[p + 1..].into()));
                     }
                     skip_line = false;
                 }
@@ -724,7 +725,7 @@ fn tail_after_field(segs: &[Segment], n: usize) -> Vec<Segment> {
     let mut tail: Vec<Segment> = segs[start..end].to_vec();
     if let Some(Segment::Lit(first)) = tail.first_mut() {
         match first.find('\n') {
-            Some(p) => *first = first[p + 1..].to_string(),
+            Some(p) => *first = first[p + 1..].into(),
             None => first.clear(),
         }
     }

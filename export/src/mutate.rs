@@ -9,7 +9,8 @@
 use std::collections::HashMap;
 
 use evokb_store::{
-    CaseHash, FileLayout, ItemPos, ItemRef, Kind, LayoutItem, Record, Segment, Store, WriteTxn,
+    CaseHash, FileLayout, ItemPos, ItemRef, Kind, LayoutItem, Record, Segment, SegmentText, Store,
+    WriteTxn,
 };
 
 use crate::diag::Diagnostic;
@@ -168,10 +169,10 @@ pub fn insert_lines_after_last_field(segs: &mut Vec<Segment>, lines: Vec<Segment
             // lines go right after it.
             let (head, tail) = match all.get(i + 1) {
                 Some(Segment::Lit(s)) => match s.find('\n') {
-                    Some(n) => (s[..=n].to_string(), s[n + 1..].to_string()),
-                    None => (s.clone(), String::new()),
+                    Some(n) => (SegmentText::from(&s[..=n]), SegmentText::from(&s[n + 1..])),
+                    None => (s.clone(), SegmentText::default()),
                 },
-                _ => (eol.to_string(), String::new()),
+                _ => (SegmentText::from(eol), SegmentText::default()),
             };
             let end = if matches!(all.get(i + 1), Some(Segment::Lit(_))) { i + 2 } else { i + 1 };
             let mut insert = vec![Segment::Lit(head)];
@@ -684,7 +685,7 @@ fn index_row(entry: &Record, eol: &str, index_path: &str) -> Record {
                 id_cols: vec![0],
             },
         ),
-        None => vec![Segment::Lit(line)],
+        None => vec![Segment::Lit(line.into())],
     };
     Record { kind: Kind::IndexRow, id: entry.id.clone(), file: index_path.into(), segments }
 }

@@ -211,7 +211,7 @@ fn read_file(
 pub fn repro_record(path: &str, bytes: &[u8]) -> Record {
     let lines = bytes.iter().filter(|&&b| b == b'\n').count()
         + usize::from(!bytes.is_empty() && !bytes.ends_with(b"\n"));
-    let field = |key: &str, value: String| Segment::Field { key: key.into(), value };
+    let field = |key: &str, value: String| Segment::Field { key: key.into(), value: value.into() };
     Record {
         kind: Kind::Repro,
         id: path.into(),

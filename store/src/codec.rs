@@ -239,7 +239,9 @@ mod tests {
                     key: "toolchain".into(),
                     value: "tilelang 0.1.2 / CANN 8.5.0".into(),
                 },
-                Segment::Body(format!("### case {i}\n- measured {}µs on the vector unit\n", i * 7)),
+                Segment::Body(
+                    format!("### case {i}\n- measured {}µs on the vector unit\n", i * 7).into(),
+                ),
             ],
         };
         let samples: Vec<Vec<u8>> = (0..2000).map(|i| encode_plain(&rec(i))).collect();

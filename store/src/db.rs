@@ -3106,13 +3106,15 @@ mod tests {
             file: format!("topic-{}.md", i % 7).into(),
             segments: vec![
                 Segment::Lit("---\nid: ".into()),
-                Segment::Field { key: "id".into(), value: format!("PL-{i}-synthetic") },
+                Segment::Field { key: "id".into(), value: format!("PL-{i}-synthetic").into() },
                 Segment::Lit("\ntoolchain: ".into()),
                 Segment::Field {
                     key: "toolchain".into(),
                     value: "tilelang 0.1.2 / CANN 8.5.0".into(),
                 },
-                Segment::Body(format!("\n### tiling case {i}\n- measured {}µs\n", i * 13 % 997)),
+                Segment::Body(
+                    format!("\n### tiling case {i}\n- measured {}µs\n", i * 13 % 997).into(),
+                ),
             ],
         }
     }

@@ -57,6 +57,7 @@ pub use layouts::{ItemPos, ItemRef};
 pub use progress::{Progress, Silent};
 pub use query::{ExpectedRows, Filter, JsonRows, QueryRow, RowMaker};
 pub use record::{
-    field_key, hex, CaseHash, FieldKey, FileLayout, Kind, LayoutItem, Record, Segment, SyncMark,
+    field_key, hex, CaseHash, FieldKey, FileLayout, Kind, LayoutItem, Record, Segment, SegmentText,
+    SyncMark,
 };
 pub use tally::Tally;

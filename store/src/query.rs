@@ -1741,7 +1741,8 @@ mod tests {
     }
 
     fn record(id: u8, file: u8, families: u8, dtypes: u8, kind: u8, status: u8) -> Record {
-        let field = |key: &str, value: String| Segment::Field { key: key.into(), value };
+        let field =
+            |key: &str, value: String| Segment::Field { key: key.into(), value: value.into() };
         Record {
             kind: Kind::Entry,
             id: format!("E{id}"),
@@ -1755,7 +1756,7 @@ mod tests {
                 field("kind", KINDS[kind as usize].to_string()),
                 Segment::Lit("\n".into()),
                 field("status", STATUSES[status as usize].to_string()),
-                Segment::Lit("\n---\n".repeat(usize::from(id % 3) + 1)),
+                Segment::Lit("\n---\n".repeat(usize::from(id % 3) + 1).into()),
             ],
         }
     }

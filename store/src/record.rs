@@ -114,11 +114,19 @@ pub fn hex(bytes: &[u8]) -> String {
     out
 }
 
+/// The text of a segment, held inline when it is 24 bytes or shorter: then it takes no
+/// allocation of its own. Most literals and field values are that short (`status: `,
+/// `verified`, a line ending), and an import holds every parsed segment at once: at 100k
+/// entries some 2M of them, each a heap block of its own as a `String`. Longer text (a body)
+/// is on the heap, as a `String`'s. It encodes as a string, so stored bytes do not depend on
+/// it.
+pub type SegmentText = compact_str::CompactString;
+
 /// One piece of a record's text.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Segment {
     /// Text kept verbatim: delimiters, spacing, line endings, notes.
-    Lit(String),
+    Lit(SegmentText),
     /// A named value. Keys are unique within a record only by convention: lookups take the
     /// first occurrence, and the importer warns about repeats.
     Field {
@@ -129,10 +137,10 @@ pub enum Segment {
         /// shares them the same way ([`field_key`]).
         key: FieldKey,
         /// The value exactly as written, without the line ending that follows it.
-        value: String,
+        value: SegmentText,
     },
     /// The free-text body of a record (markdown after the front-matter, a section's text).
-    Body(String),
+    Body(SegmentText),
 }
 
 /// How many distinct field keys each thread keeps to hand out again. A knowledge base uses a
@@ -322,7 +330,7 @@ impl Record {
         for seg in &mut self.segments {
             if let Segment::Field { key: k, value } = seg {
                 if **k == *key {
-                    new_value.clone_into(value);
+                    *value = new_value.into();
                     return true;
                 }
             }
@@ -334,7 +342,7 @@ impl Record {
     pub fn set_body(&mut self, new_body: &str) -> bool {
         for seg in &mut self.segments {
             if let Segment::Body(b) = seg {
-                new_body.clone_into(b);
+                *b = new_body.into();
                 return true;
             }
         }

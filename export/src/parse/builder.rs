@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use evokb_store::{field_key, FileLayout, LayoutItem, Record, Segment};
+use evokb_store::{field_key, FileLayout, LayoutItem, Record, Segment, SegmentText};
 
 /// A record found in a file, with the line where it starts.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -129,6 +129,10 @@ fn exact<T>(v: Vec<T>) -> Vec<T> {
     out
 }
 
+/// The smallest buffer a [`SegmentText`] puts on the heap (compact_str 0.9: its inline size and
+/// a word): a copy of a literal no longer than this would be no smaller.
+const HEAP_TEXT_MIN: usize = 32;
+
 /// Accumulates a record's segments, merging adjacent literal text.
 #[derive(Default)]
 pub struct SegBuilder {
@@ -187,11 +191,16 @@ impl SegBuilder {
     /// A vector grown by doubling, and a literal grown by appending, carry up to half their
     /// size unused, and shrinking them in place does not help: mimalloc keeps a block that is
     /// still at least half used. So the segments move into a vector of exactly their number,
-    /// and a literal with spare room is copied into one of exactly its length.
+    /// and a literal on the heap with spare room is copied into one of exactly its length (a
+    /// short one is held inline: see [`SegmentText`]).
     pub fn finish(self) -> Vec<Segment> {
         let mut out = Vec::with_capacity(self.segs.len());
         out.extend(self.segs.into_iter().map(|seg| match seg {
-            Segment::Lit(s) if s.capacity() > s.len() => Segment::Lit(s.as_str().to_owned()),
+            Segment::Lit(s)
+                if s.is_heap_allocated() && s.capacity() > s.len().max(HEAP_TEXT_MIN) =>
+            {
+                Segment::Lit(SegmentText::from(s.as_str()))
+            }
             other => other,
         }));
         out
