@@ -217,8 +217,8 @@ pub fn query(
 ) -> CmdResult {
     let root = root::find(root)?;
     if count {
-        // Only the number: the rows are counted where they are stored, none decoded.
-        let (n, _, note) = answer(&root, |txn, _| txn.query_json(filter, |rows| rows.len()))?;
+        // Only the number: the rows are counted where they are stored, none copied or sorted.
+        let (n, _, note) = answer(&root, |txn, _| txn.query_count(filter))?;
         if let Some(note) = note {
             eprintln!("evokb: {note}");
         }

@@ -1340,6 +1340,20 @@ macro_rules! read_methods {
             self.query_reader()?.run_json(filter, with)
         }
 
+        /// How many rows [`query_json`](Self::query_json) would lend for `filter`, counted
+        /// where they are stored: each is read and checked, none copied.
+        pub fn query_count(&self, filter: &crate::query::Filter) -> Result<usize, StoreError> {
+            let meta = match self.txn.open_table(crate::query::META) {
+                Ok(t) => t,
+                Err(redb::TableError::TableDoesNotExist(_)) => return Ok(0),
+                Err(err) => return Err(err.into()),
+            };
+            if !crate::query::is_ready(&meta)? {
+                return Err(crate::query::not_built());
+            }
+            self.query_reader()?.count(filter)
+        }
+
         pub(crate) fn query_reader(
             &self,
         ) -> Result<

@@ -1170,6 +1170,19 @@ where
         Ok(out)
     }
 
+    /// How many rows `filter` selects: the rows [`Self::run_json`] lends, each read and checked
+    /// as it checks them, none copied or sorted.
+    pub(crate) fn count(&self, filter: &Filter) -> Result<usize, StoreError> {
+        let ords = self.select(filter)?;
+        let mut n = 0;
+        self.for_rows(ords.as_deref(), |ord, value| {
+            view_row(ord, value.value())?;
+            n += 1;
+            Ok(())
+        })?;
+        Ok(n)
+    }
+
     /// Answers a filter as the compact JSON of its rows, sorted by file, line and id: each
     /// row's stored bytes, copied as read (see [`Copied`]), no row decoded.
     pub(crate) fn run_json<T>(
@@ -1859,6 +1872,7 @@ mod tests {
                 })
                 .expect("query json");
             prop_assert_eq!(len, rows.len());
+            prop_assert_eq!(txn.query_count(&filter).expect("count"), rows.len(), "{:?}", filter);
             let want = serde_json_of(&rows);
             prop_assert_eq!(
                 String::from_utf8_lossy(&json),
