@@ -379,7 +379,7 @@ const EARLY_JUDGING_MIN: usize = 2_048;
 /// first (see [`SharedJudging::work`]).
 fn judge_chunk(chunk: &[&Record], start: usize, root: &Path) -> Vec<Checked> {
     if start > 0 && start / FORGET_EVERY != (start - 1) / FORGET_EVERY {
-        evokb_lint::clear_caches();
+        evokb_lint::forget_line_answers();
     }
     chunk
         .iter()
@@ -400,7 +400,7 @@ fn keep_judged(
         // The detectors memoise their answer per line (up to some 200k lines each): after a
         // first import that is memory the commit can use. Their answers never depend on the
         // memo, so forgetting it changes nothing judged.
-        evokb_lint::clear_caches();
+        evokb_lint::forget_line_answers();
     }
     // The checks run here are the ones `evokb lint` runs on these records: their verdicts
     // are kept, so the lint after this import recalls them (see `crate::verdicts`).

@@ -151,15 +151,26 @@ pub fn warm_up() {
     score::warm_up();
 }
 
-/// Forget every per-line answer memoised so far (injection verdicts, decoded lines, symlink
-/// and canonical-path answers), so that a benchmark can time a cold pass; not part of the
-/// checking API. Results never depend on the caches.
+/// Forget everything memoised so far (injection verdicts, decoded lines, symlink and
+/// canonical-path answers, directory listings), so that a benchmark can time a cold pass; not
+/// part of the checking API. Results never depend on the caches.
 #[doc(hidden)]
 pub fn clear_caches() {
+    forget_line_answers();
+    paths::clear_listings();
+}
+
+/// Forget the per-line and per-token answers memoised so far, which grow with the text
+/// checked, to bound a long run's memory (an import judging 100k records empties them every
+/// 1,024). The directory listings are kept: they grow with the directories named, not with the
+/// text, and a large one is costly to read again (a topic directory of 15,000 files, listed
+/// again after each emptying, made the listings grow as n² in a first import at 300k).
+/// Results never depend on the caches.
+pub fn forget_line_answers() {
     intent::clear_cache();
     injection::clear_cache();
     decode::clear_cache();
-    paths::clear_caches();
+    paths::clear_answers();
 }
 
 /// Whether the byte-level prefilters may skip work (the default). Each prefilter is a

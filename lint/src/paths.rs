@@ -760,8 +760,8 @@ fn is_sensitive(kind: &str, frag: &str) -> bool {
     f == "/" || f == "~" || SENSITIVE.iter().any(|s| f.contains(s)) || f.starts_with("\\\\")
 }
 
-/// Empties the symlink and canonical-path caches (for cold-pass benchmarks).
-pub(crate) fn clear_caches() {
+/// Empties the symlink, canonical-path and per-line caches.
+pub(crate) fn clear_answers() {
     if let Ok(mut c) = ESCAPES.lock() {
         c.clear();
     }
@@ -771,6 +771,11 @@ pub(crate) fn clear_caches() {
     if let Ok(mut c) = LINES.lock() {
         c.clear();
     }
+}
+
+/// Empties the directory listings (for cold-pass benchmarks, and for a process that must see
+/// a changed file system).
+pub(crate) fn clear_listings() {
     if let Ok(mut c) = LISTINGS.lock() {
         c.clear();
     }
@@ -782,6 +787,23 @@ mod tests {
 
     fn n(text: &str) -> usize {
         check_paths(text, None, None).len()
+    }
+
+    /// Forgetting the per-line answers (as an import does every 1,024 records) keeps a
+    /// directory's listing, so a large directory is listed once per process; forgetting
+    /// everything lists it again.
+    #[test]
+    fn forgetting_line_answers_keeps_the_directory_listings() -> std::io::Result<()> {
+        let dir = tempfile::tempdir()?;
+        std::fs::write(dir.path().join("kept.md"), "x")?;
+        assert!(may_exist_under(dir.path(), "kept.md/a"));
+        assert!(!may_exist_under(dir.path(), "later.md"));
+        std::fs::write(dir.path().join("later.md"), "x")?;
+        crate::forget_line_answers();
+        assert!(!may_exist_under(dir.path(), "later.md"), "the listing of before is kept");
+        crate::clear_caches();
+        assert!(may_exist_under(dir.path(), "later.md"), "listed again");
+        Ok(())
     }
 
     #[test]
