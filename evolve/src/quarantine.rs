@@ -244,7 +244,7 @@ pub fn refresh_records_with_progress(
 /// written, and in which order, is the same as without `prejudged`.
 ///
 /// The records are taken rather than borrowed so that each one's text is let go of as soon as
-/// it is judged clean ([`let_go_of_text`]): a flag needs a record's text, a verdict only its
+/// it is judged clean ([`drop_text_if_clean`]): a flag needs a record's text, a verdict only its
 /// key and file. At a first import of 100k entries the parsed texts were the largest thing
 /// held through the index building (some 150 MB of heap).
 pub fn refresh_records_prejudged(
@@ -254,13 +254,14 @@ pub fn refresh_records_prejudged(
     mut prejudged: Prejudged,
     progress: &dyn evokb_store::Progress,
 ) -> Result<Refresh, StoreError> {
-    let count = records.len();
+    let given = records.len();
     records.retain(|r| judged(r.kind));
     // Both in file order, and the records imported are among the ones judged early (those of
     // the files the import brought in), so one pass pairs them. A record judged early is the
     // one imported only if its text is the same (it is: both are the import's parse), which
     // the key alone does not prove: the text is compared too.
-    let mut early: Vec<Option<Checked>> = Vec::with_capacity(records.len());
+    // Each record's judging: the early ones now, the others once `judge_beside` is done.
+    let mut results: Vec<Option<Checked>> = Vec::with_capacity(records.len());
     let mut next = 0;
     for rec in &mut records {
         let key = rec.case_hash();
@@ -273,41 +274,42 @@ pub fn refresh_records_prejudged(
             _ => None,
         };
         if let Some((errors, _)) = &checked {
-            let_go_of_text(rec, errors);
+            drop_text_if_clean(rec, errors);
         }
-        early.push(checked);
+        results.push(checked);
     }
     drop(prejudged);
     // The records left to judge move into the judging, which lets go of each clean one's
     // text once it is judged, and come back in the same order.
     let mut left_at = Vec::new();
     let mut left = Vec::new();
-    let mut kept = Vec::with_capacity(records.len());
+    let mut slots = Vec::with_capacity(records.len());
     for (at, rec) in records.into_iter().enumerate() {
-        if early[at].is_none() {
+        if results[at].is_none() {
             left_at.push(at);
             left.push(Mutex::new(rec));
-            kept.push(None);
+            slots.push(None);
         } else {
-            kept.push(Some(rec));
+            slots.push(Some(rec));
         }
     }
     progress.phase("building the indexes and checking imported records", 0);
     let ((), checked) =
-        judge_beside(&left, root, progress, count - left.len(), || w.update_indexes())?;
+        judge_beside(&left, root, progress, given - left.len(), || w.update_indexes())?;
+    debug_assert_eq!(checked.len(), left.len(), "every record left is judged");
     for ((at, rec), c) in left_at.into_iter().zip(left).zip(checked) {
-        kept[at] = Some(rec.into_inner().unwrap_or_else(std::sync::PoisonError::into_inner));
-        early[at] = Some(c);
+        slots[at] = Some(rec.into_inner().unwrap_or_else(std::sync::PoisonError::into_inner));
+        results[at] = Some(c);
     }
     let all: Vec<(Record, Checked)> =
-        kept.into_iter().zip(early).filter_map(|(r, c)| Some((r?, c?))).collect();
+        slots.into_iter().zip(results).filter_map(|(r, c)| Some((r?, c?))).collect();
     keep_judged(w, all)
 }
 
 /// Drops the text of a judged record when it has no finding to flag: what is written of a
 /// clean record afterwards (its verdict, in [`keep_judged`]) needs only its kind, id and file,
 /// while a flag keeps the hash of the text ([`apply`]).
-fn let_go_of_text(rec: &mut Record, errors: &[String]) {
+fn drop_text_if_clean(rec: &mut Record, errors: &[String]) {
     if errors.is_empty() {
         rec.segments = Vec::new();
     }
@@ -430,7 +432,7 @@ type Checked = (Vec<String>, Option<crate::verdicts::Learnt>);
 /// judging, in the order of `records`. Progress (phase `checking imported records`, counting
 /// `already` records as done) is shown while this thread judges; `meanwhile` shows its own.
 ///
-/// Each record judged clean has its text let go of ([`let_go_of_text`]); the records are in
+/// Each record judged clean has its text let go of ([`drop_text_if_clean`]); the records are in
 /// mutexes only for that, as no two threads judge the same record.
 ///
 /// If `meanwhile` fails, the judging stops after the chunks under way and the error is
@@ -515,33 +517,32 @@ impl<'a> SharedJudging<'a> {
                 return;
             }
             let end = (start + JUDGE_CHUNK).min(self.records.len());
-            let mut chunk: Vec<_> = self.records[start..end]
-                .iter()
-                .map(|r| r.lock().unwrap_or_else(std::sync::PoisonError::into_inner))
-                .collect();
+            let mut chunk: Vec<_> = self.records[start..end].iter().map(lock_anyway).collect();
             let refs: Vec<&Record> = chunk.iter().map(|r| &**r).collect();
             let checked = judge_chunk(&refs, start, self.root);
             for (rec, (errors, _)) in chunk.iter_mut().zip(&checked) {
-                let_go_of_text(rec, errors);
+                drop_text_if_clean(rec, errors);
             }
             drop(chunk);
             self.done.fetch_add(end - start, Ordering::Relaxed);
-            if let Ok(mut found) = self.found.lock() {
-                found.push((start, checked));
-            }
+            lock_anyway(&self.found).push((start, checked));
             between();
         }
     }
 
     /// Every record's judging, in the order of the records (once every thread is done).
     fn take_ordered(&self) -> Vec<Checked> {
-        let mut found = match self.found.lock() {
-            Ok(mut found) => std::mem::take(&mut *found),
-            Err(poisoned) => std::mem::take(&mut *poisoned.into_inner()),
-        };
+        let mut found = std::mem::take(&mut *lock_anyway(&self.found));
         found.sort_unstable_by_key(|(start, _)| *start);
         found.into_iter().flat_map(|(_, checked)| checked).collect()
     }
+}
+
+/// `m` locked, even if a thread panicked while holding it: the judging's data stays whole
+/// (a record or a list of results is replaced, never left half-written), and the panic itself
+/// is resumed by [`judge_beside`].
+fn lock_anyway<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
 /// How many records are judged between two emptyings of the detectors' memo. The lines that

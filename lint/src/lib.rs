@@ -162,9 +162,10 @@ pub fn clear_caches() {
 
 /// Forget the per-line and per-token answers memoised so far, which grow with the text
 /// checked, to bound a long run's memory (an import judging 100k records empties them every
-/// 1,024). The directory listings are kept: they grow with the directories named, not with the
-/// text, and a large one is costly to read again (a topic directory of 15,000 files, listed
-/// again after each emptying, made the listings grow as n² in a first import at 300k).
+/// 1,024). The directory listings are kept: they grow with the directories that hold the
+/// records checked, not with the text, and a large one is costly to read again (a topic
+/// directory of 15,000 files, listed again after each emptying, made the listing work grow as
+/// n² in a first import at 300k).
 /// Results never depend on the caches.
 pub fn forget_line_answers() {
     intent::clear_cache();

@@ -773,8 +773,8 @@ pub(crate) fn clear_answers() {
     }
 }
 
-/// Empties the directory listings (for cold-pass benchmarks, and for a process that must see
-/// a changed file system).
+/// Empties the directory listings (for cold-pass benchmarks, and for tests that change the
+/// file system under a running process).
 pub(crate) fn clear_listings() {
     if let Ok(mut c) = LISTINGS.lock() {
         c.clear();
@@ -796,6 +796,10 @@ mod tests {
     fn forgetting_line_answers_keeps_the_directory_listings() -> std::io::Result<()> {
         let dir = tempfile::tempdir()?;
         std::fs::write(dir.path().join("kept.md"), "x")?;
+        if byte_exact_listing(dir.path()).is_none() {
+            // A case-insensitive file system: its listings are not used at all.
+            return Ok(());
+        }
         assert!(may_exist_under(dir.path(), "kept.md/a"));
         assert!(!may_exist_under(dir.path(), "later.md"));
         std::fs::write(dir.path().join("later.md"), "x")?;

@@ -1311,8 +1311,8 @@ macro_rules! read_methods {
         }
 
         /// The ids of the entries that pass `filter`, in [`query`](Self::query)'s order, read
-        /// from the stored rows without decoding them (a caller that needs only ids, such as
-        /// `query --count` or a rule that then reads the records, skips the rows' JSON).
+        /// from the stored rows without decoding them (a caller that needs only ids, such as a
+        /// rule that then reads the records, skips the rows' JSON).
         pub fn query_ids(&self, filter: &crate::query::Filter) -> Result<Vec<String>, StoreError> {
             self.query_json(filter, |rows| {
                 (0..rows.len()).map(|i| rows.id(i).to_string()).collect()
@@ -1340,14 +1340,10 @@ macro_rules! read_methods {
             self.query_reader()?.run_json(filter, with)
         }
 
-        /// How many rows [`query_json`](Self::query_json) would lend for `filter`, counted
-        /// where they are stored: each is read and checked, none copied.
+        /// How many rows [`query_json`](Self::query_json) lends for `filter`, counted where
+        /// they are stored: each is read and checked as it checks them, none copied.
         pub fn query_count(&self, filter: &crate::query::Filter) -> Result<usize, StoreError> {
-            let meta = match self.txn.open_table(crate::query::META) {
-                Ok(t) => t,
-                Err(redb::TableError::TableDoesNotExist(_)) => return Ok(0),
-                Err(err) => return Err(err.into()),
-            };
+            let meta = open_or_return!(self.txn, crate::query::META, 0);
             if !crate::query::is_ready(&meta)? {
                 return Err(crate::query::not_built());
             }

@@ -1170,16 +1170,35 @@ where
         Ok(out)
     }
 
-    /// How many rows `filter` selects: the rows [`Self::run_json`] lends, each read and checked
-    /// as it checks them, none copied or sorted.
+    /// How many rows `filter` selects: the rows [`Self::run_json`] lends, none copied or
+    /// sorted. Each is checked as [`Self::run_json`] checks it (its bytes parse, the file
+    /// number it names has a path), so a damaged index fails here as it fails there.
     pub(crate) fn count(&self, filter: &Filter) -> Result<usize, StoreError> {
         let ords = self.select(filter)?;
         let mut n = 0;
+        // The file numbers the rows name, each with the first row naming it (for the error).
+        let mut named: Vec<(u32, u32)> = Vec::new();
         self.for_rows(ords.as_deref(), |ord, value| {
-            view_row(ord, value.value())?;
+            let v = view_row(ord, value.value())?;
+            if v.file.is_none() && named.last().is_none_or(|&(no, _)| no != v.file_no) {
+                named.push((v.file_no, ord));
+            }
             n += 1;
             Ok(())
         })?;
+        named.sort_unstable();
+        named.dedup_by_key(|(no, _)| *no);
+        let nos: Vec<u32> = named.iter().map(|&(no, _)| no).collect();
+        let paths = self.paths_of(&nos)?;
+        if let Some(&(no, ord)) =
+            named.iter().zip(&paths).find(|(_, p)| p.is_none()).map(|(n, _)| n)
+        {
+            return Err(corrupted(
+                "idx.q.rows",
+                ord,
+                format!("the row names file number {no}, which has no path"),
+            ));
+        }
         Ok(n)
     }
 
@@ -1753,6 +1772,19 @@ mod tests {
         names.iter().enumerate().filter(|(i, _)| bits & (1 << i) != 0).map(|(_, n)| *n).collect()
     }
 
+    /// File `file`: a heading, then entries `ids` in order.
+    fn layout(file: u8, ids: &[u8]) -> FileLayout {
+        FileLayout {
+            path: format!("f{file}.md"),
+            items: std::iter::once(LayoutItem::Prose(format!("# f{file}\n\n")))
+                .chain(
+                    ids.iter()
+                        .map(|&i| LayoutItem::Record(CaseHash::of(Kind::Entry, &format!("E{i}")))),
+                )
+                .collect(),
+        }
+    }
+
     fn record(id: u8, file: u8, families: u8, dtypes: u8, kind: u8, status: u8) -> Record {
         let field =
             |key: &str, value: String| Segment::Field { key: key.into(), value: value.into() };
@@ -1897,14 +1929,6 @@ mod tests {
             // The model: which file each entry lives in, and each file's entries in order.
             let mut files: BTreeMap<u8, Vec<u8>> = BTreeMap::new();
             let mut txn = store.write().expect("write");
-            let layout = |file: u8, ids: &[u8]| FileLayout {
-                path: format!("f{file}.md"),
-                items: std::iter::once(LayoutItem::Prose(format!("# f{file}\n\n")))
-                    .chain(ids.iter().map(|&i| {
-                        LayoutItem::Record(CaseHash::of(Kind::Entry, &format!("E{i}")))
-                    }))
-                    .collect(),
-            };
             for op in ops {
                 match op {
                     Op::Put { id, file, families, dtypes, kind, status } => {
@@ -2014,6 +2038,48 @@ mod tests {
                 || (c.len() == c.capacity() && c.len() > Copied::CHUNK)),
             "each buffer kept the size it was made with: none grew by copying"
         );
+    }
+
+    /// A row naming a file number the name table lost is damage to `query --count` as to
+    /// `query --json`: both fail, so the command rebuilds the index, rather than the count
+    /// going on over it.
+    #[test]
+    fn a_count_over_a_lost_file_name_fails_as_the_rows_do() -> Result<(), Box<dyn std::error::Error>>
+    {
+        let dir = tempfile::tempdir()?;
+        let store = Store::create(dir.path(), Arc::new(Fields))?;
+        let mut txn = store.write()?;
+        for id in 0..8u8 {
+            txn.put_record(&record(id, id % 2, 1, 0, 0, 0))?;
+        }
+        for file in 0..2u8 {
+            let ids: Vec<u8> = (0..8u8).filter(|id| id % 2 == file).collect();
+            txn.put_file(&layout(file, &ids))?;
+        }
+        txn.commit()?;
+        let filter = Filter::default();
+        assert_eq!(store.read()?.query_count(&filter)?, 8);
+
+        let txn = store.write()?;
+        {
+            let mut names = txn.txn.open_table(FILE_NAMES)?;
+            let lost = names
+                .iter()?
+                .map(|r| r.map(|(k, v)| (k.value(), v.value().to_string())))
+                .collect::<Result<Vec<_>, _>>()?
+                .into_iter()
+                .find(|(_, path)| path == "f1.md")
+                .map(|(no, _)| no)
+                .ok_or("f1.md has a number")?;
+            names.remove(lost)?;
+        }
+        txn.commit()?;
+        let read = store.read()?;
+        let json = read.query_json(&filter, |rows| rows.len());
+        let count = read.query_count(&filter);
+        assert!(matches!(json, Err(StoreError::Corrupted { .. })), "{json:?}");
+        assert!(matches!(count, Err(StoreError::Corrupted { .. })), "{count:?}");
+        Ok(())
     }
 
     #[test]

@@ -330,7 +330,9 @@ impl Record {
         for seg in &mut self.segments {
             if let Segment::Field { key: k, value } = seg {
                 if **k == *key {
-                    *value = new_value.into();
+                    // Cleared and refilled, so a value on the heap keeps its buffer.
+                    value.clear();
+                    value.push_str(new_value);
                     return true;
                 }
             }
@@ -342,7 +344,8 @@ impl Record {
     pub fn set_body(&mut self, new_body: &str) -> bool {
         for seg in &mut self.segments {
             if let Segment::Body(b) = seg {
-                *b = new_body.into();
+                b.clear();
+                b.push_str(new_body);
                 return true;
             }
         }
@@ -394,6 +397,38 @@ mod tests {
     fn a_segment_is_four_words() {
         // An import holds every parsed segment at once; a field key of two words made each 40.
         assert_eq!(std::mem::size_of::<Segment>(), 32);
+    }
+
+    /// Segment text, inline or on the heap, encodes as the plain strings it replaced did, and
+    /// decodes back: stored bytes do not depend on how a text is held.
+    #[test]
+    fn segment_text_encodes_as_a_string_inline_or_not() -> Result<(), String> {
+        #[derive(Serialize)]
+        enum Plain<'a> {
+            Lit(&'a str),
+            Field { key: &'a str, value: &'a str },
+            Body(&'a str),
+        }
+        let long = "a value well past the twenty-four bytes held inline: 流水线 ✓";
+        for text in ["", "verified", "exactly twenty-four byte", long] {
+            let cases = [
+                (Segment::Lit(text.into()), Plain::Lit(text)),
+                (
+                    Segment::Field { key: field_key("status"), value: text.into() },
+                    Plain::Field { key: "status", value: text },
+                ),
+                (Segment::Body(text.into()), Plain::Body(text)),
+            ];
+            for (seg, plain) in cases {
+                let bytes = crate::codec::encode(&seg);
+                assert_eq!(bytes, crate::codec::encode(&plain), "{seg:?}");
+                let back: Segment = crate::codec::decode(&bytes)?;
+                assert_eq!(back, seg);
+            }
+        }
+        assert!(!SegmentText::from("exactly twenty-four byte").is_heap_allocated());
+        assert!(SegmentText::from(long).is_heap_allocated());
+        Ok(())
     }
 
     #[test]

@@ -131,7 +131,7 @@ fn exact<T>(v: Vec<T>) -> Vec<T> {
 
 /// The smallest buffer a [`SegmentText`] puts on the heap (compact_str 0.9: its inline size and
 /// a word): a copy of a literal no longer than this would be no smaller.
-const HEAP_TEXT_MIN: usize = 32;
+const HEAP_TEXT_MIN: usize = std::mem::size_of::<SegmentText>() + std::mem::size_of::<usize>();
 
 /// Accumulates a record's segments, merging adjacent literal text.
 #[derive(Default)]
@@ -188,8 +188,8 @@ impl SegBuilder {
     /// The segments, each held in exactly the memory it needs.
     ///
     /// An import holds every parsed record until it has written them (230k at 100k entries).
-    /// A vector grown by doubling, and a literal grown by appending, carry up to half their
-    /// size unused, and shrinking them in place does not help: mimalloc keeps a block that is
+    /// A vector grown by doubling carries up to half its size unused, a literal grown by
+    /// appending up to a third, and shrinking them in place does not help: mimalloc keeps a block that is
     /// still at least half used. So the segments move into a vector of exactly their number,
     /// and a literal on the heap with spare room is copied into one of exactly its length (a
     /// short one is held inline: see [`SegmentText`]).
