@@ -152,9 +152,10 @@ pub fn warm_up() {
 }
 
 /// Forget everything memoised so far (injection verdicts, decoded lines, symlink and
-/// canonical-path answers, directory listings), so that a benchmark can time a cold pass; not
-/// part of the checking API. Results never depend on the caches.
-#[doc(hidden)]
+/// canonical-path answers, directory listings): a long-running process (the MCP server) calls
+/// it before each request, so that each sees the file system as a new process would, and a
+/// benchmark calls it to time a cold pass. Results on an unchanged file system never depend on
+/// the caches.
 pub fn clear_caches() {
     forget_line_answers();
     paths::clear_listings();

@@ -80,6 +80,11 @@ impl ServerHandler for Server {
         // The store work is blocking; a panic inside it is caught here and becomes this call's
         // tool error, so the server keeps serving.
         let joined = tokio::task::spawn_blocking(move || {
+            // The checks remember the file system's answers (symlinks, directory listings) for
+            // the life of a process, which for the server is every call: each call forgets
+            // them first, so a symlink planted while the server runs is seen, as a new `evokb`
+            // process would see it.
+            evokb_lint::clear_caches();
             std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| call(&root, &name, args)))
         })
         .await;

@@ -313,3 +313,38 @@ fn a_root_without_a_store_fails_before_serving() {
     assert!(stderr(&out).contains("evokb init"), "{}", stderr(&out));
     assert!(out.stdout.is_empty(), "nothing on the protocol channel");
 }
+
+/// The server forgets the checks' file-system answers before each call: a symlink out of the
+/// repository planted while it runs is caught by the next `add`, as a new `evokb add` process
+/// catches it. (Before, the listing of the topic directory made by the first call said the
+/// name did not exist, and the path went unchecked.)
+#[test]
+fn a_symlink_planted_while_the_server_runs_is_seen_by_the_next_call() {
+    let dir = kb();
+    let root = dir.path();
+    let mut server = Server::start(root);
+    handshake(&mut server);
+    let entry = |id: &str, heading: &str| {
+        format!(
+            "---\nid: {id}\nkind: pattern\nfamily: [attention]\nstatus: verified\norigin_task: task-mcp-1\ntoolchain: tilelang 0.1.2+a83118285a（2026-09-10 build）/ CANN 8.5.0\nrepro: none\n---\n\n### {heading}\n\nThe tile layout is written down in scratch/ref.md next to this file.\n"
+        )
+    };
+    let added = server.call(
+        "add",
+        json!({"file": "attention.md", "text": entry("PL-mcp-before", "块宽与流水深度"), "task": "task-mcp-1"}),
+    );
+    assert_eq!(added, json!({"added": ["PL-mcp-before"]}));
+
+    let outside = tempfile::tempdir().expect("tempdir");
+    std::fs::write(outside.path().join("ref.md"), "secret layout\n").expect("write");
+    let topic_dir = root.join(topic("attention.md"));
+    let topic_dir = topic_dir.parent().expect("a directory");
+    std::os::unix::fs::symlink(outside.path(), topic_dir.join("scratch")).expect("symlink");
+    let refused = server.call_err(
+        "add",
+        json!({"file": "attention.md", "text": entry("PL-mcp-after", "向量核的尾块处理"), "task": "task-mcp-1"}),
+    );
+    assert!(refused.contains("KB-SEC-PATH"), "{refused}");
+    let cli = evokb(root, &["lint", "--json"]);
+    assert!(stdout(&cli).contains("KB-SEC-PATH"), "the CLI sees it too: {}", stdout(&cli));
+}
