@@ -639,11 +639,11 @@ impl Verdicts {
             let key = shard_key(dir, shard);
             // A shard that is missing or does not decode starts empty: it then names only the
             // files judged here, and the others of its files are checked afresh by the next
-            // lint (see [`Shard`]).
+            // lint (see [`Shard`]). One that decodes is this directory's and number's: decoding
+            // checks it against the key it is kept under.
             let kept: Option<Shard> = w
                 .derived_value(PROBES_NAMESPACE, &key)?
                 .and_then(|bytes| decode_probes(&key, &bytes))
-                .filter(|(kept_dir, kept_shard, _)| kept_dir == dir && *kept_shard == shard)
                 .map(|(_, _, content)| content);
             let had = kept.as_ref().map(|k| (k.files.len(), k.probes.len()));
             let mut content = kept.unwrap_or_default();

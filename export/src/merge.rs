@@ -531,8 +531,8 @@ fn skeleton(rec: &Record, extras: &[usize]) -> Option<String> {
 /// ending and the field.
 fn field_line(rec: &Record, seg: usize) -> Vec<Segment> {
     let prefix = match seg.checked_sub(1).and_then(|p| rec.segments.get(p)) {
-        Some(Segment::Lit(l)) => l.rsplit('\n').next().unwrap_or("").to_string(),
-        _ => String::new(),
+        Some(Segment::Lit(l)) => l.rsplit('\n').next().unwrap_or(""),
+        _ => "",
     };
     vec![Segment::Lit(prefix.into()), rec.segments[seg].clone()]
 }

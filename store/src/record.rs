@@ -399,16 +399,19 @@ mod tests {
         assert_eq!(std::mem::size_of::<Segment>(), 32);
     }
 
+    /// A segment as plain strings: what [`Segment`] encoded as before its texts and keys had
+    /// types of their own.
+    #[derive(Serialize)]
+    enum Plain<'a> {
+        Lit(&'a str),
+        Field { key: &'a str, value: &'a str },
+        Body(&'a str),
+    }
+
     /// Segment text, inline or on the heap, encodes as the plain strings it replaced did, and
     /// decodes back: stored bytes do not depend on how a text is held.
     #[test]
     fn segment_text_encodes_as_a_string_inline_or_not() -> Result<(), String> {
-        #[derive(Serialize)]
-        enum Plain<'a> {
-            Lit(&'a str),
-            Field { key: &'a str, value: &'a str },
-            Body(&'a str),
-        }
         let long = "a value well past the twenty-four bytes held inline: 流水线 ✓";
         for text in ["", "verified", "exactly twenty-four byte", long] {
             let cases = [
@@ -440,15 +443,6 @@ mod tests {
         let seg = Segment::Field { key: a, value: "verified".into() };
         let bytes = crate::codec::encode(&seg);
         // The same bytes as a segment whose key is a plain string.
-        #[derive(Serialize)]
-        enum Plain<'a> {
-            #[allow(dead_code)]
-            Lit(&'a str),
-            Field {
-                key: &'a str,
-                value: &'a str,
-            },
-        }
         assert_eq!(bytes, crate::codec::encode(&Plain::Field { key: "status", value: "verified" }));
         let back: Segment = crate::codec::decode(&bytes)?;
         assert_eq!(back, seg);
