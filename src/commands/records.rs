@@ -275,6 +275,9 @@ pub fn query(
 /// for the rows marked as [`Marked`] does (the store's tests compare the fragments with
 /// serde_json, the CLI snapshots the output).
 fn query_json(root: &Path, filter: &evokb_store::Filter, page: PageArgs) -> CmdResult {
+    if stream_json(root, filter, page)? {
+        return ok();
+    }
     let (written, _, note) = answer(root, |txn, quarantined| {
         txn.query_json(filter, |rows| write_page(rows, quarantined, page))
     })?;
@@ -283,6 +286,83 @@ fn query_json(root: &Path, filter: &evokb_store::Filter, page: PageArgs) -> CmdR
     }
     written?;
     ok()
+}
+
+/// `query --json` streamed (see `ReadTxn::query_json_stream`): each row goes out as it is
+/// read, so a broad answer is written while the rest is still being read. The bytes are
+/// [`write_page`]'s. Returns false, having written nothing, when the store cannot stream the
+/// answer; damage to the facet index found before anything went out is left for
+/// [`answer`]'s rebuild, and damage found after the first bytes went out rebuilds the index
+/// and fails the command, since the rows already written cannot be taken back.
+fn stream_json(root: &Path, filter: &evokb_store::Filter, page: PageArgs) -> CmdResult<bool> {
+    use std::cell::Cell;
+    use std::io::Write;
+    /// Flushed when this full: as [`write_page`]'s buffer.
+    const CHUNK: usize = 256 << 10;
+    let store = root::open_for_reading_with_cache(root, QUERY_CACHE_BYTES)?;
+    let txn = store.read()?;
+    let quarantined = evokb_evolve::quarantine::active_ids(&txn)?;
+    let start = Cell::new(0usize);
+    let mut out: Vec<u8> = Vec::with_capacity(CHUNK + 4096);
+    let mut stdout: Option<Box<dyn Write>> = None;
+    let mut rows_out = 0usize;
+    let streamed = txn.query_json_stream(
+        filter,
+        |n| {
+            let window = page.window(n);
+            start.set(window.start);
+            window
+        },
+        |i, row| -> std::io::Result<()> {
+            out.push(if i == start.get() { b'[' } else { b',' });
+            row.write(!quarantined.is_empty() && quarantined.contains(row.id()), &mut out);
+            rows_out += 1;
+            if out.len() >= CHUNK {
+                let to = match &mut stdout {
+                    Some(to) => to,
+                    None => stdout.insert(super::chunked_stdout()?),
+                };
+                to.write_all(&out)?;
+                out.clear();
+            }
+            Ok(())
+        },
+    );
+    let written = stdout.is_some();
+    match streamed {
+        Ok(None) => Ok(false),
+        Ok(Some(result)) => {
+            result?;
+            if rows_out == 0 {
+                out.push(b'[');
+            }
+            out.extend_from_slice(b"]\n");
+            let mut to = match stdout {
+                Some(to) => to,
+                None => super::chunked_stdout()?,
+            };
+            to.write_all(&out)?;
+            to.flush()?;
+            Ok(true)
+        }
+        Err(evokb_store::StoreError::Corrupted { table, key, detail })
+            if table.starts_with("idx.") && written =>
+        {
+            drop(txn);
+            drop(store);
+            let reason = format!("was damaged (the entry at key {key} in '{table}': {detail})");
+            let note = root::open(root)?.rebuild_facet_index(reason)?;
+            Err(CommandError::new(
+                ErrorKind::Store,
+                format!("{note}; the rows written above stop part way, after {rows_out} rows"),
+            )
+            .hint("run the query again"))
+        }
+        Err(evokb_store::StoreError::Corrupted { table, .. }) if table.starts_with("idx.") => {
+            Ok(false)
+        }
+        Err(e) => Err(e.into()),
+    }
 }
 
 /// Writes the JSON array of the rows in the window `page` selects, with a closing newline.

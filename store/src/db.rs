@@ -1340,6 +1340,25 @@ macro_rules! read_methods {
             self.query_reader()?.run_json(filter, with)
         }
 
+        /// [`query_json`](Self::query_json) streamed: tells `window` how many rows `filter`
+        /// selects and hands each row of the indices it gives to `emit`, in output order, as
+        /// it is read. `Ok(None)`, before either closure is called, when the store cannot
+        /// give the order before reading the rows: the caller uses
+        /// [`query_json`](Self::query_json). A damaged row is an error even after rows were
+        /// handed over.
+        pub fn query_json_stream<E>(
+            &self,
+            filter: &crate::query::Filter,
+            window: impl FnOnce(usize) -> std::ops::Range<usize>,
+            emit: impl FnMut(usize, crate::query::JsonRow<'_>) -> Result<(), E>,
+        ) -> Result<Option<Result<(), E>>, StoreError> {
+            let meta = open_or_return!(self.txn, crate::query::META, None);
+            if !crate::query::is_ready(&meta)? {
+                return Err(crate::query::not_built());
+            }
+            self.query_reader()?.stream_json(filter, window, emit)
+        }
+
         /// How many rows [`query_json`](Self::query_json) lends for `filter`, counted where
         /// they are stored: each is read and checked as it checks them, none copied.
         pub fn query_count(&self, filter: &crate::query::Filter) -> Result<usize, StoreError> {
@@ -1363,6 +1382,23 @@ macro_rules! read_methods {
         > {
             Ok(crate::query::Reader {
                 rows: self.txn.open_table(crate::query::ROWS)?,
+                // Missing, the index is damaged: the caller rebuilds it, as for a bad row.
+                order: self.txn.open_table(crate::query::ORDER).map_err(|e| match e {
+                    redb::TableError::TableDoesNotExist(_) => StoreError::Corrupted {
+                        table: "idx.q.order",
+                        key: String::new(),
+                        detail: "the order table is missing".to_string(),
+                    },
+                    e => e.into(),
+                })?,
+                dir: self.txn.open_table(crate::query::DIR).map_err(|e| match e {
+                    redb::TableError::TableDoesNotExist(_) => StoreError::Corrupted {
+                        table: "idx.q.dir",
+                        key: String::new(),
+                        detail: "the file directory is missing".to_string(),
+                    },
+                    e => e.into(),
+                })?,
                 postings: self.txn.open_table(crate::query::POSTINGS)?,
                 ids: self.txn.open_table(crate::query::IDS)?,
                 names: self.txn.open_table(crate::query::FILE_NAMES)?,

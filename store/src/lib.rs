@@ -55,7 +55,7 @@ pub use filestate::FileStat;
 pub use index::{Indexer, NoIndex};
 pub use layouts::{ItemPos, ItemRef};
 pub use progress::{Progress, Silent};
-pub use query::{ExpectedRows, Filter, JsonRows, QueryRow, RowMaker};
+pub use query::{ExpectedRows, Filter, JsonRow, JsonRows, QueryRow, RowMaker};
 pub use record::{
     field_key, hex, CaseHash, FieldKey, FileLayout, Kind, LayoutItem, Record, Segment, SegmentText,
     SyncMark,

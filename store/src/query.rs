@@ -18,13 +18,20 @@
 //! strings and serialising them again was most of the query's time.
 //!
 //! Tables (all derived from the records, not part of the digest):
-//! - `idx.q.rows`: ordinal → encoded [`StoredRow`] (the row's printed JSON without its path,
-//!   the file as a number, the line and the id for sorting);
+//! - `idx.q.rows`: block number → the encoded [`StoredRow`]s of [`ROW_BLOCK`] consecutive
+//!   ordinals (each the row's printed JSON without its path, the file as a number, the line
+//!   and the id for sorting); see [`RowBlock`];
 //! - `idx.q.postings`: `facet \0 value` → posting list;
 //! - `idx.q.ids`: `(id, ordinal)` → nothing, for id prefixes and [`entry_ids`];
 //! - `idx.q.files`: path → the file's number and its rows' case hashes and ordinals, in file
 //!   order, so a file's reindex finds the rows it had;
 //! - `idx.q.file_names`: file number → path;
+//! - `idx.q.order`: each row's place in output order, its file number and line, eight bytes
+//!   per ordinal in blocks of [`ORDER_BLOCK`] (see [`OrderSlot`]), so a `--json` query learns
+//!   the order of its rows before reading them and streams them out as it reads;
+//! - `idx.q.dir`: one value, the file directory: each file number's path as a JSON string and
+//!   its rank among the paths (see [`Directory`]), rewritten when a file gains or loses its
+//!   number, so a broad query neither reads the name table entry by entry nor sorts paths;
 //! - `idx.q.meta`: the next ordinal and file number, and the mark that the index is built.
 //!
 //! The index is rebuilt for the files a write transaction touched, just before that
@@ -41,7 +48,7 @@ use crate::index::Indexer;
 use crate::postings;
 use crate::record::{CaseHash, FileLayout, LayoutItem, Record};
 
-/// Query rows by ordinal.
+/// Query rows by block of ordinals (see [`RowBlock`]).
 pub(crate) const ROWS: TableDefinition<u32, &[u8]> = TableDefinition::new("idx.q.rows");
 /// Posting lists: `facet \0 value` → the ordinals carrying it (see [`crate::postings`]).
 pub(crate) const POSTINGS: TableDefinition<&[u8], &[u8]> = TableDefinition::new("idx.q.postings");
@@ -51,6 +58,12 @@ pub(crate) const IDS: TableDefinition<(&str, u32), ()> = TableDefinition::new("i
 pub(crate) const FILES: TableDefinition<&str, &[u8]> = TableDefinition::new("idx.q.files");
 /// File numbers → paths.
 pub(crate) const FILE_NAMES: TableDefinition<u32, &str> = TableDefinition::new("idx.q.file_names");
+/// Each row's file number and line, by block of ordinals (see [`OrderSlot`]).
+pub(crate) const ORDER: TableDefinition<u32, &[u8]> = TableDefinition::new("idx.q.order");
+/// The file directory, under [`DIR_KEY`] (see [`Directory`]).
+pub(crate) const DIR: TableDefinition<u32, &[u8]> = TableDefinition::new("idx.q.dir");
+/// The one key of the file directory table.
+const DIR_KEY: u32 = 0;
 /// Counters and the ready mark.
 pub(crate) const META: TableDefinition<&str, u32> = TableDefinition::new("idx.q.meta");
 
@@ -61,7 +74,8 @@ pub const INDEX_MARK_TABLE: &str = "idx.q.meta";
 /// Present once the index has been built by this layout (an older store lacks it). Version 2
 /// stores rows as JSON fragments ([`ROW_FORMAT`]); a store whose index was built with bincode
 /// rows (`ready.v1`) has no `ready.v2` mark, so its index is rebuilt like one that is missing.
-pub(crate) const READY: &str = "ready.v2";
+/// Version 3 adds the order table ([`ORDER`]): a version-2 index is rebuilt the same way.
+pub(crate) const READY: &str = "ready.v3";
 const NEXT_ORDINAL: &str = "next_ordinal";
 const NEXT_FILE: &str = "next_file";
 
@@ -71,10 +85,6 @@ pub(crate) const OLD_ROWS: TableDefinition<[u8; 32], &[u8]> =
 /// See [`OLD_ROWS`].
 pub(crate) const OLD_KEYS: [TableDefinition<&[u8], ()>; 2] =
     [TableDefinition::new("idx.facets"), TableDefinition::new("idx.by_file")];
-
-/// Result ordinals closer than this to the key a range read is at are reached by reading
-/// on, not by a new descent: a leaf holds about this many rows.
-const READ_ON_GAP: u32 = 24;
 
 /// The facets an entry can be filtered by, in output order.
 pub const FACET_NAMES: [&str; 7] = ["family", "apis", "dtype", "device", "kind", "status", "id"];
@@ -255,6 +265,357 @@ const ROW_FORMAT: u8 = 2;
 
 /// No path of its own: the row's file is the layout it belongs to.
 const NO_OWN_FILE: u32 = u32::MAX;
+
+/// The first byte of the file directory.
+const DIR_FORMAT: u8 = 1;
+/// The rank of a file number no file has.
+const NO_FILE_RANK: u32 = u32::MAX;
+
+/// The file directory read in place: for file numbers `0..n`, the rank of each one's path among
+/// the paths (byte order, [`NO_FILE_RANK`] for a number no file has) and the path as a JSON
+/// string. Stored as [`DIR_FORMAT`], `n` (u32), `n` entries of rank, start and end (u32s, the
+/// range of the JSON string in the value), then the strings; integers little-endian.
+struct Directory<'a> {
+    bytes: &'a [u8],
+    n: u32,
+}
+
+impl<'a> Directory<'a> {
+    /// The directory of the name table's files.
+    fn build(names: &impl ReadableTable<u32, &'static str>) -> Result<Vec<u8>, StoreError> {
+        let mut files: Vec<(u32, String)> = Vec::new();
+        for r in names.iter()? {
+            let (k, v) = r?;
+            files.push((k.value(), v.value().to_string()));
+        }
+        let n = files.last().map_or(0, |(no, _)| no + 1);
+        let mut by_path: Vec<usize> = (0..files.len()).collect();
+        by_path.sort_unstable_by(|&a, &b| files[a].1.cmp(&files[b].1));
+        let mut rank = vec![NO_FILE_RANK; n as usize];
+        for (r, &i) in by_path.iter().enumerate() {
+            rank[files[i].0 as usize] = r as u32;
+        }
+        let mut strings: Vec<u8> = Vec::new();
+        let mut spans = vec![(0u32, 0u32); n as usize];
+        let head = 5 + 12 * n as usize;
+        for (no, path) in &files {
+            let start = head + strings.len();
+            if let Err(err) = serde_json::to_writer(&mut strings, path) {
+                unreachable!("a path does not serialise: {err}");
+            }
+            let to_u32 = |x: usize| u32::try_from(x).unwrap_or(u32::MAX);
+            spans[*no as usize] = (to_u32(start), to_u32(head + strings.len()));
+        }
+        let mut out = Vec::with_capacity(head + strings.len());
+        out.push(DIR_FORMAT);
+        out.extend_from_slice(&n.to_le_bytes());
+        for (r, (start, end)) in rank.iter().zip(&spans) {
+            out.extend_from_slice(&r.to_le_bytes());
+            out.extend_from_slice(&start.to_le_bytes());
+            out.extend_from_slice(&end.to_le_bytes());
+        }
+        out.extend_from_slice(&strings);
+        Ok(out)
+    }
+
+    /// The directory in `bytes`, when they hold one of this format.
+    fn parse(bytes: &'a [u8]) -> Option<Directory<'a>> {
+        let (&format, rest) = bytes.split_first()?;
+        let n = u32::from_le_bytes(rest.get(..4)?.try_into().ok()?);
+        let head = (n as usize).checked_mul(12)?.checked_add(5)?;
+        (format == DIR_FORMAT && bytes.len() >= head).then_some(Directory { bytes, n })
+    }
+
+    /// The rank and JSON path of file number `no`, when the directory has a file there.
+    fn entry(&self, no: u32) -> Option<(u32, &'a [u8])> {
+        if no >= self.n {
+            return None;
+        }
+        let at = 5 + 12 * no as usize;
+        let word = |k: usize| {
+            let b = &self.bytes[at + 4 * k..at + 4 * k + 4];
+            u32::from_le_bytes([b[0], b[1], b[2], b[3]])
+        };
+        let (rank, start, end) = (word(0), word(1), word(2));
+        if rank == NO_FILE_RANK {
+            return None;
+        }
+        Some((rank, self.bytes.get(start as usize..end as usize)?))
+    }
+}
+
+/// Ordinals per block of the row table. A block of rows is one redb value (about 14 KB at
+/// 100k entries), read with one call: one value per row cost a cursor step each and a page
+/// read per eight rows, half of a family query's time.
+pub const ROW_BLOCK: u32 = 32;
+/// The first byte of a block of rows.
+const ROW_BLOCK_FORMAT: u8 = 3;
+
+/// Where the rows of a block of rows lie in its bytes. A block is stored as
+/// [`ROW_BLOCK_FORMAT`], the number of rows (u8), then per row its place in the block (u8) and
+/// its length (u32, little-endian), in ascending places, then the rows' bytes one after the
+/// other.
+pub(crate) struct RowBlock {
+    /// Each row's place in the block and the range of its bytes.
+    rows: Vec<(u8, u32, u32)>,
+}
+
+impl RowBlock {
+    fn parse(bytes: &[u8]) -> Result<RowBlock, String> {
+        let (&format, rest) = bytes.split_first().ok_or("the block is empty")?;
+        if format != ROW_BLOCK_FORMAT {
+            return Err(format!(
+                "the block of rows is in format {format}, where this evokb writes {ROW_BLOCK_FORMAT}"
+            ));
+        }
+        let (&n, rest) = rest.split_first().ok_or("the block ends before its row count")?;
+        let n = usize::from(n);
+        let head = rest.get(..n * 5).ok_or("the block ends inside its table of rows")?;
+        let mut at = 2 + n * 5;
+        let mut rows = Vec::with_capacity(n);
+        let mut last: Option<u8> = None;
+        for entry in head.chunks_exact(5) {
+            let place = entry[0];
+            if u32::from(place) >= ROW_BLOCK || last.is_some_and(|l| l >= place) {
+                return Err(format!("the block lists a row at place {place} out of order"));
+            }
+            last = Some(place);
+            let len = u32::from_le_bytes([entry[1], entry[2], entry[3], entry[4]]) as usize;
+            let end = at
+                .checked_add(len)
+                .filter(|&e| e <= bytes.len())
+                .ok_or_else(|| format!("the block ends inside the row at place {place}"))?;
+            // A redb value is well under 4 GiB.
+            rows.push((place, at as u32, end as u32));
+            at = end;
+        }
+        if at != bytes.len() {
+            return Err(format!("the block has {} bytes past its last row", bytes.len() - at));
+        }
+        Ok(RowBlock { rows })
+    }
+
+    /// The bytes of the row of `ord` in the block's `bytes`, when the block holds it.
+    fn row<'b>(&self, bytes: &'b [u8], ord: u32) -> Option<&'b [u8]> {
+        let place = (ord % ROW_BLOCK) as u8;
+        let i = self.rows.binary_search_by_key(&place, |&(p, _, _)| p).ok()?;
+        let (_, start, end) = self.rows[i];
+        bytes.get(start as usize..end as usize)
+    }
+
+    /// The rows with their ordinals, ascending, given the block's number and bytes.
+    fn rows<'b>(&'b self, bytes: &'b [u8], no: u32) -> impl Iterator<Item = (u32, &'b [u8])> + 'b {
+        self.rows.iter().map(move |&(p, start, end)| {
+            (no * ROW_BLOCK + u32::from(p), &bytes[start as usize..end as usize])
+        })
+    }
+
+    /// Encodes the rows of a block, by place (`None`: no row there).
+    fn encode(rows: &[Option<Box<[u8]>>]) -> Vec<u8> {
+        let n = rows.iter().filter(|r| r.is_some()).count();
+        let len: usize = rows.iter().flatten().map(|r| r.len()).sum();
+        let mut out = Vec::with_capacity(2 + n * 5 + len);
+        out.push(ROW_BLOCK_FORMAT);
+        out.push(n as u8);
+        for (place, row) in rows.iter().enumerate() {
+            if let Some(row) = row {
+                out.push(place as u8);
+                out.extend_from_slice(&u32::try_from(row.len()).unwrap_or(u32::MAX).to_le_bytes());
+            }
+        }
+        for row in rows.iter().flatten() {
+            out.extend_from_slice(row);
+        }
+        out
+    }
+}
+
+/// Reads a block of rows, naming the block in the error.
+fn parse_block(no: u32, bytes: &[u8]) -> Result<RowBlock, StoreError> {
+    RowBlock::parse(bytes).map_err(|detail| corrupted("idx.q.rows", format!("block {no}"), detail))
+}
+
+/// The blocks of rows a write changes, each read once and written once at the end.
+struct RowBlocks {
+    open: BTreeMap<u32, Vec<Option<Box<[u8]>>>>,
+}
+
+impl RowBlocks {
+    fn new() -> RowBlocks {
+        RowBlocks { open: BTreeMap::new() }
+    }
+
+    /// The block of `ord`, read on first use. A block that does not decode is taken as empty:
+    /// the rows it held are written again if this write keeps them, and verify reports the
+    /// others.
+    fn block(
+        &mut self,
+        table: &redb::Table<'_, u32, &'static [u8]>,
+        ord: u32,
+    ) -> Result<&mut Vec<Option<Box<[u8]>>>, StoreError> {
+        let no = ord / ROW_BLOCK;
+        if !self.open.contains_key(&no) {
+            let mut rows: Vec<Option<Box<[u8]>>> = vec![None; ROW_BLOCK as usize];
+            if let Some(v) = table.get(no)? {
+                if let Ok(block) = RowBlock::parse(v.value()) {
+                    for (ord, row) in block.rows(v.value(), no) {
+                        rows[(ord % ROW_BLOCK) as usize] = Some(row.into());
+                    }
+                }
+            }
+            self.open.insert(no, rows);
+        }
+        Ok(self.open.get_mut(&no).unwrap_or_else(|| unreachable!("the block was just opened")))
+    }
+
+    fn get(
+        &mut self,
+        table: &redb::Table<'_, u32, &'static [u8]>,
+        ord: u32,
+    ) -> Result<Option<&[u8]>, StoreError> {
+        Ok(self.block(table, ord)?[(ord % ROW_BLOCK) as usize].as_deref())
+    }
+
+    /// Sets the row of `ord`; returns the row it had.
+    fn set(
+        &mut self,
+        table: &redb::Table<'_, u32, &'static [u8]>,
+        ord: u32,
+        row: Option<Box<[u8]>>,
+    ) -> Result<Option<Box<[u8]>>, StoreError> {
+        let slot = &mut self.block(table, ord)?[(ord % ROW_BLOCK) as usize];
+        Ok(std::mem::replace(slot, row))
+    }
+
+    /// Writes the open blocks numbered below `no` and lets them go (all of them for `None`).
+    fn write_below(
+        &mut self,
+        table: &mut redb::Table<'_, u32, &'static [u8]>,
+        no: Option<u32>,
+    ) -> Result<(), StoreError> {
+        let keep = match no {
+            Some(no) => self.open.split_off(&no),
+            None => BTreeMap::new(),
+        };
+        for (no, rows) in std::mem::replace(&mut self.open, keep) {
+            if rows.iter().all(Option::is_none) {
+                table.remove(no)?;
+            } else {
+                table.insert(no, RowBlock::encode(&rows).as_slice())?;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Ordinals per block of the order table: a block is 2 KiB, so a family's clustered ordinals
+/// are a few dozen blocks to read and a one-row edit rewrites one block.
+pub(crate) const ORDER_BLOCK: u32 = 256;
+/// The bytes of one slot: the file number and the line, little-endian u32s.
+const SLOT_BYTES: usize = 8;
+/// The bytes of one block of the order table.
+const ORDER_BLOCK_BYTES: usize = ORDER_BLOCK as usize * SLOT_BYTES;
+/// The file number of a slot with no row.
+const SLOT_EMPTY: u32 = u32::MAX;
+/// The file number of a slot whose row names a file other than its layout's, which the file
+/// number cannot place.
+const SLOT_OWN_FILE: u32 = u32::MAX - 1;
+
+/// An ordinal's slot in the order table: where its row goes in output order, the number of its
+/// file and its line. A query that can place each row it selects by its slot knows the output
+/// order before it reads a row (see [`Reader::stream_json`]); a slot that cannot place its row
+/// (no row, a path of its own, a line past `u32::MAX - 1`) sends the query the way that reads
+/// every row first.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct OrderSlot {
+    file_no: u32,
+    line: u32,
+}
+
+impl OrderSlot {
+    const EMPTY: OrderSlot = OrderSlot { file_no: SLOT_EMPTY, line: u32::MAX };
+
+    fn of(row: &StoredRow) -> OrderSlot {
+        OrderSlot {
+            file_no: if row.file.is_some() { SLOT_OWN_FILE } else { row.file_no },
+            line: u32::try_from(row.line).unwrap_or(u32::MAX),
+        }
+    }
+
+    /// The slot of a row read in place.
+    fn of_view(row: &RowView<'_>) -> OrderSlot {
+        OrderSlot {
+            file_no: if row.file.is_some() { SLOT_OWN_FILE } else { row.file_no },
+            line: u32::try_from(row.line).unwrap_or(u32::MAX),
+        }
+    }
+
+    /// Whether the slot places a row by its file number and line.
+    fn places(self) -> bool {
+        self.file_no < SLOT_OWN_FILE && self.line < u32::MAX
+    }
+
+    /// The slot of `ord` in a block read from the table (a block of the wrong size places
+    /// nothing).
+    fn read(block: &[u8], ord: u32) -> OrderSlot {
+        let at = (ord % ORDER_BLOCK) as usize * SLOT_BYTES;
+        match block.get(at..at + SLOT_BYTES) {
+            Some(b) if block.len() == ORDER_BLOCK_BYTES => OrderSlot {
+                file_no: u32::from_le_bytes([b[0], b[1], b[2], b[3]]),
+                line: u32::from_le_bytes([b[4], b[5], b[6], b[7]]),
+            },
+            _ => OrderSlot::EMPTY,
+        }
+    }
+
+    fn write(self, block: &mut [u8], ord: u32) {
+        let at = (ord % ORDER_BLOCK) as usize * SLOT_BYTES;
+        block[at..at + 4].copy_from_slice(&self.file_no.to_le_bytes());
+        block[at + 4..at + SLOT_BYTES].copy_from_slice(&self.line.to_le_bytes());
+    }
+}
+
+/// Pending slot changes of a write; the last change to an ordinal wins.
+#[derive(Default)]
+struct OrderChanges(Vec<(u32, OrderSlot)>);
+
+impl OrderChanges {
+    fn set(&mut self, ord: u32, slot: OrderSlot) {
+        self.0.push((ord, slot));
+    }
+
+    /// Writes the changes, each block read and written once. A block of the wrong size is
+    /// written anew from empty slots: a query finds the rows it lost unplaced and reads them
+    /// the slow way, and verify reports them.
+    fn apply(mut self, table: &mut redb::Table<'_, u32, &'static [u8]>) -> Result<(), StoreError> {
+        // Stable, so an ordinal changed twice keeps its later change.
+        self.0.sort_by_key(|&(ord, _)| ord / ORDER_BLOCK);
+        let mut i = 0;
+        while i < self.0.len() {
+            let block_no = self.0[i].0 / ORDER_BLOCK;
+            let mut block = match table.get(block_no)? {
+                Some(v) if v.value().len() == ORDER_BLOCK_BYTES => v.value().to_vec(),
+                _ => empty_order_block(),
+            };
+            while let Some(&(ord, slot)) =
+                self.0.get(i).filter(|(o, _)| o / ORDER_BLOCK == block_no)
+            {
+                slot.write(&mut block, ord);
+                i += 1;
+            }
+            if block == empty_order_block() {
+                table.remove(block_no)?;
+            } else {
+                table.insert(block_no, block.as_slice())?;
+            }
+        }
+        Ok(())
+    }
+}
+
+fn empty_order_block() -> Vec<u8> {
+    vec![0xff; ORDER_BLOCK_BYTES]
+}
 
 /// Encodes a row. Layout, integers little-endian:
 ///
@@ -524,6 +885,7 @@ struct NewRow {
     /// The row's place among the new rows before they are sorted: the number its posting keys
     /// are gathered under until it has an ordinal.
     arrival: u32,
+    slot: OrderSlot,
     encoded: Box<[u8]>,
 }
 
@@ -547,6 +909,9 @@ pub(crate) fn reindex_files(
     let mut next_ord = meta.get(NEXT_ORDINAL)?.map_or(0, |v| v.value());
     let mut next_file = meta.get(NEXT_FILE)?.map_or(0, |v| v.value());
     let mut changes = PostingChanges::default();
+    let mut slots = OrderChanges::default();
+    // Whether a file gained or lost its number, which the directory must then show.
+    let mut renumbered = false;
 
     // The rows the files had, by case hash, and each file's number.
     let mut old: HashMap<[u8; 32], u32> = HashMap::new();
@@ -586,6 +951,7 @@ pub(crate) fn reindex_files(
                 let no = next_file;
                 next_file += 1;
                 numbers.insert(path, no);
+                renumbered = true;
                 no
             }
         };
@@ -607,6 +973,7 @@ pub(crate) fn reindex_files(
                         id: stored.id.as_str().into(),
                         hash: h.0,
                         arrival,
+                        slot: OrderSlot::of(&stored),
                         encoded: encode_row(&stored).into_boxed_slice(),
                     });
                 }
@@ -615,13 +982,14 @@ pub(crate) fn reindex_files(
         members_of.insert(path, Vec::new());
     }
 
+    let mut blocks = RowBlocks::new();
     // Rows that stay: rewritten only when they changed.
     for (_, ord, new) in &kept {
         let encoded = encode_row(new);
-        let prev = match rows.get(*ord)? {
+        let prev = match blocks.get(&rows, *ord)? {
             // The same bytes are the same row: nothing to decode.
-            Some(v) if v.value() == encoded.as_slice() => continue,
-            Some(v) => Some(decode_row(*ord, v.value())),
+            Some(v) if v == encoded.as_slice() => continue,
+            Some(v) => Some(decode_row(*ord, v)),
             None => None,
         };
         match prev {
@@ -637,12 +1005,14 @@ pub(crate) fn reindex_files(
             Some(Err(_)) | None => changes.add(new.posting_keys(), *ord),
         }
         ids.insert((new.id.as_str(), *ord), ())?;
-        rows.insert(*ord, encoded.as_slice())?;
+        blocks.set(&rows, *ord, Some(encoded.into_boxed_slice()))?;
+        slots.set(*ord, OrderSlot::of(new));
     }
     // Rows that are gone.
     for (_, ord) in old {
-        if let Some(bytes) = rows.remove(ord)? {
-            if let Ok(prev) = decode_row(ord, bytes.value()) {
+        slots.set(ord, OrderSlot::EMPTY);
+        if let Some(bytes) = blocks.set(&rows, ord, None)? {
+            if let Ok(prev) = decode_row(ord, &bytes) {
                 changes.remove(prev.posting_keys(), ord);
                 ids.remove((prev.id.as_str(), ord))?;
             }
@@ -666,9 +1036,17 @@ pub(crate) fn reindex_files(
         })?;
         ord_of_arrival[n.arrival as usize] = ord;
         ids.insert((&*n.id, ord), ())?;
-        rows.insert(ord, &*n.encoded)?;
+        slots.set(ord, n.slot);
         placed.insert(n.hash, ord);
     }
+    // New ordinals rise: a block below the last one's is complete and is written at once, so
+    // a first import holds a block of rows at a time, not all of them twice.
+    for n in new_rows.drain(..) {
+        let ord = ord_of_arrival[n.arrival as usize];
+        blocks.write_below(&mut rows, Some(ord / ROW_BLOCK))?;
+        blocks.set(&rows, ord, Some(n.encoded))?;
+    }
+    blocks.write_below(&mut rows, None)?;
     drop(new_rows);
     for (key, arrivals) in new_keys {
         let ords = arrivals.into_iter().map(|a| ord_of_arrival[a as usize]);
@@ -683,7 +1061,7 @@ pub(crate) fn reindex_files(
         let members = members_of.get_mut(path.as_str());
         let (Some(layout), Some(members)) = (layout, members) else {
             if let Some(no) = numbers.get(path.as_str()) {
-                names.remove(*no)?;
+                renumbered |= names.remove(*no)?.is_some();
             }
             continue;
         };
@@ -717,6 +1095,11 @@ pub(crate) fn reindex_files(
             table.insert(key.as_slice(), postings::encode(&list).as_slice())?;
         }
     }
+    slots.apply(&mut txn.open_table(ORDER)?)?;
+    let mut dir = txn.open_table(DIR)?;
+    if renumbered || dir.get(DIR_KEY)?.is_none() {
+        dir.insert(DIR_KEY, Directory::build(&names)?.as_slice())?;
+    }
     meta.insert(NEXT_ORDINAL, next_ord)?;
     meta.insert(NEXT_FILE, next_file)?;
     meta.insert(READY, 1)?;
@@ -731,6 +1114,8 @@ pub(crate) fn clear(txn: &redb::WriteTransaction) -> Result<(), StoreError> {
         txn.delete_table(def)?;
     }
     txn.delete_table(ROWS)?;
+    txn.delete_table(ORDER)?;
+    txn.delete_table(DIR)?;
     txn.delete_table(POSTINGS)?;
     txn.delete_table(IDS)?;
     txn.delete_table(FILES)?;
@@ -743,6 +1128,8 @@ pub(crate) fn clear(txn: &redb::WriteTransaction) -> Result<(), StoreError> {
 /// Creates the index's tables (empty) and marks the index built.
 pub(crate) fn create(txn: &redb::WriteTransaction) -> Result<(), StoreError> {
     txn.open_table(ROWS)?;
+    txn.open_table(ORDER)?;
+    txn.open_table(DIR)?;
     txn.open_table(POSTINGS)?;
     txn.open_table(IDS)?;
     txn.open_table(FILES)?;
@@ -878,6 +1265,106 @@ impl JsonRows<'_> {
     }
 }
 
+/// One row of a streamed JSON query ([`crate::ReadTxn::query_json_stream`]), as it lies in
+/// the page redb read.
+pub struct JsonRow<'a> {
+    id: &'a str,
+    head: &'a [u8],
+    path: &'a [u8],
+    tail: &'a [u8],
+}
+
+impl JsonRow<'_> {
+    /// The entry id.
+    pub fn id(&self) -> &str {
+        self.id
+    }
+
+    /// Appends the row as compact JSON, as [`JsonRows::write_row`] does.
+    pub fn write(&self, quarantined: bool, out: &mut Vec<u8>) {
+        out.extend_from_slice(self.head);
+        out.extend_from_slice(self.path);
+        out.extend_from_slice(self.tail);
+        out.extend_from_slice(if quarantined { b",\"quarantined\":true}" } else { b"}" });
+    }
+}
+
+/// The most cursors a streamed query reads its rows through; a query whose rows need more
+/// (a store grown by many single adds, whose new rows sit past the clustered ones) copies its
+/// rows and sorts them instead.
+const MAX_LANES: usize = 64;
+
+/// What is wrong with the file directory: it must be what the name table gives.
+fn check_directory(
+    txn: &redb::ReadTransaction,
+    names: &impl ReadableTable<u32, &'static str>,
+) -> Result<Option<String>, StoreError> {
+    let want = Directory::build(names)?;
+    let have = match txn.open_table(DIR) {
+        Ok(t) => t.get(DIR_KEY)?.map(|v| v.value().to_vec()),
+        Err(redb::TableError::TableDoesNotExist(_)) => None,
+        Err(e) => return Err(e.into()),
+    };
+    Ok(match have {
+        Some(have) if have == want => None,
+        Some(_) => Some("the facet index's file directory disagrees with its name table".into()),
+        None if names.is_empty()? => None,
+        None => Some("the facet index has no file directory".into()),
+    })
+}
+
+/// What is wrong with the order table, given each row's slot as its bytes give it: one line
+/// for the blocks of the wrong size and one for the slots that disagree with their rows.
+fn check_order(
+    txn: &redb::ReadTransaction,
+    want: &BTreeMap<u32, OrderSlot>,
+) -> Result<Vec<String>, StoreError> {
+    let mut found = Vec::new();
+    let table = match txn.open_table(ORDER) {
+        Ok(t) => t,
+        Err(redb::TableError::TableDoesNotExist(_)) => {
+            if !want.is_empty() {
+                found.push("the facet index has no order table".to_string());
+            }
+            return Ok(found);
+        }
+        Err(e) => return Err(e.into()),
+    };
+    let (mut bad_blocks, mut differ) = (0usize, 0usize);
+    let mut blocks_seen: BTreeSet<u32> = BTreeSet::new();
+    for r in table.iter()? {
+        let (k, v) = r?;
+        let no = k.value();
+        blocks_seen.insert(no);
+        if v.value().len() != ORDER_BLOCK_BYTES {
+            bad_blocks += 1;
+            continue;
+        }
+        for i in 0..ORDER_BLOCK {
+            let Some(ord) = no.checked_mul(ORDER_BLOCK).and_then(|o| o.checked_add(i)) else {
+                break;
+            };
+            let want = want.get(&ord).copied().unwrap_or(OrderSlot::EMPTY);
+            if OrderSlot::read(v.value(), ord) != want {
+                differ += 1;
+            }
+        }
+    }
+    // Rows in blocks the table lacks.
+    differ += want.keys().filter(|&&ord| !blocks_seen.contains(&(ord / ORDER_BLOCK))).count();
+    if bad_blocks > 0 {
+        found.push(format!(
+            "the facet index's order table has {bad_blocks} block(s) of the wrong size (each should be {ORDER_BLOCK_BYTES} bytes)"
+        ));
+    }
+    if differ > 0 {
+        found.push(format!(
+            "the facet index's order table places {differ} row(s) other than their rows say"
+        ));
+    }
+    Ok(found)
+}
+
 /// The rows a JSON query read, copied out of redb's pages as they are read, so each page is
 /// let go at once: kept until the rows were sorted, the pages of a family at 100k entries
 /// were 8 MB of fresh memory (a 4 KiB page and its count take a 5 KiB block), two thirds of
@@ -943,6 +1430,10 @@ struct Kept {
 /// The read side of the index: the tables a query opens.
 pub(crate) struct Reader<R, P, I, N> {
     pub(crate) rows: R,
+    /// The order table ([`ORDER`]), keyed and valued as the rows are.
+    pub(crate) order: R,
+    /// The file directory ([`DIR`]).
+    pub(crate) dir: R,
     pub(crate) postings: P,
     pub(crate) ids: I,
     pub(crate) names: N,
@@ -1044,38 +1535,46 @@ where
     }
 
     /// Hands each stored row of the ascending ordinals `ords` (every row when `None`) to
-    /// `each`, in ordinal order. Rows are read as runs of range reads: a range is read on while
-    /// the next wanted ordinal is near, and a new one starts past a gap.
-    fn for_rows<'s>(
-        &'s self,
+    /// `each`, in ordinal order. Blocks of rows are read as runs of range reads: a range is
+    /// read on while the next wanted ordinal is in the next block, and a new one starts past
+    /// a gap.
+    fn for_rows(
+        &self,
         ords: Option<&[u32]>,
-        mut each: impl FnMut(u32, redb::AccessGuard<'s, &'static [u8]>) -> Result<(), StoreError>,
+        mut each: impl FnMut(u32, &[u8]) -> Result<(), StoreError>,
     ) -> Result<(), StoreError> {
         let Some(ords) = ords else {
             for r in self.rows.iter()? {
                 let (k, v) = r?;
-                each(k.value(), v)?;
+                let block = parse_block(k.value(), v.value())?;
+                for (ord, row) in block.rows(v.value(), k.value()) {
+                    each(ord, row)?;
+                }
             }
             return Ok(());
         };
         let mut i = 0;
         'runs: while i < ords.len() {
-            let mut range = self.rows.range(ords[i]..)?;
+            let mut range = self.rows.range(ords[i] / ROW_BLOCK..)?;
             loop {
                 let Some(r) = range.next() else { break 'runs };
                 let (k, v) = r?;
-                let key = k.value();
+                let no = k.value();
                 // An ordinal with no row is damage verify reports; the query skips it.
-                while i < ords.len() && ords[i] < key {
+                while ords.get(i).is_some_and(|&o| o / ROW_BLOCK < no) {
                     i += 1;
                 }
-                let Some(&want) = ords.get(i) else { break 'runs };
-                if want == key {
-                    each(key, v)?;
-                    i += 1;
+                if ords.get(i).is_some_and(|&o| o / ROW_BLOCK == no) {
+                    let block = parse_block(no, v.value())?;
+                    while let Some(&ord) = ords.get(i).filter(|&&o| o / ROW_BLOCK == no) {
+                        if let Some(row) = block.row(v.value(), ord) {
+                            each(ord, row)?;
+                        }
+                        i += 1;
+                    }
                 }
                 match ords.get(i) {
-                    Some(&next) if next - key <= READ_ON_GAP => {}
+                    Some(&next) if next / ROW_BLOCK <= no + 1 => {}
                     _ => continue 'runs,
                 }
             }
@@ -1145,7 +1644,7 @@ where
         let mut stored: Vec<(u32, StoredRow)> =
             Vec::with_capacity(ords.as_ref().map_or(0, Vec::len));
         self.for_rows(ords.as_deref(), |ord, value| {
-            stored.push((ord, decode_row(ord, value.value())?));
+            stored.push((ord, decode_row(ord, value)?));
             Ok(())
         })?;
         let nos: BTreeSet<u32> =
@@ -1179,7 +1678,7 @@ where
         // The file numbers the rows name, each with the first row naming it (for the error).
         let mut named: Vec<(u32, u32)> = Vec::new();
         self.for_rows(ords.as_deref(), |ord, value| {
-            let v = view_row(ord, value.value())?;
+            let v = view_row(ord, value)?;
             if v.file.is_none() && named.last().is_none_or(|&(no, _)| no != v.file_no) {
                 named.push((v.file_no, ord));
             }
@@ -1214,7 +1713,7 @@ where
         let mut kept: Vec<Kept> = Vec::with_capacity(ords.as_ref().map_or(0, Vec::len));
         let mut owns: Vec<String> = Vec::new();
         self.for_rows(ords.as_deref(), |ord, value| {
-            let v = view_row(ord, value.value())?;
+            let v = view_row(ord, value)?;
             let own = v.file.map(|f| {
                 owns.push(f.to_string());
                 owns.len() - 1
@@ -1279,6 +1778,184 @@ where
         let rows = order.into_iter().map(|i| (kept[i].span, rank[slot_of_row[i]])).collect();
         drop((kept, slot_of_row, rank, by_name));
         Ok(with(&JsonRows { chunks: &copied.chunks, rows, paths }))
+    }
+
+    /// Answers a filter as [`Self::run_json`] does, but hands each row of the window to
+    /// `emit` as it is read, none copied: the order comes from the order table ([`ORDER`])
+    /// before any row is read, and the rows are read through one cursor per lane, a lane
+    /// being a run of rows whose ordinals rise in output order (a fresh import gives a family
+    /// about one lane per combination of families it shares entries with). So the output of
+    /// a broad query goes out while the rest is still being read, and its memory is a few
+    /// pages, not a copy of every row.
+    ///
+    /// `window` is told how many rows the filter selects and gives the indices, in output
+    /// order, of those to hand over. Returns `Ok(None)`, before calling either closure, when
+    /// the order table cannot place a selected row (a row naming a path of its own, two rows
+    /// at one line of one file, a slot without a row) or the rows would need more than
+    /// [`MAX_LANES`] cursors: the caller answers with [`Self::run_json`]. A row that is damaged
+    /// or missing is an error even after rows were handed over.
+    pub(crate) fn stream_json<E>(
+        &self,
+        filter: &Filter,
+        window: impl FnOnce(usize) -> std::ops::Range<usize>,
+        mut emit: impl FnMut(usize, JsonRow<'_>) -> Result<(), E>,
+    ) -> Result<Option<Result<(), E>>, StoreError> {
+        let Some(ords) = self.select(filter)? else { return Ok(None) };
+        // Each selected row's slot, read block by block.
+        let mut placed: Vec<(u32, OrderSlot)> = Vec::with_capacity(ords.len());
+        let mut block: Option<(u32, redb::AccessGuard<'_, &'static [u8]>)> = None;
+        for &ord in &ords {
+            let no = ord / ORDER_BLOCK;
+            if block.as_ref().is_none_or(|(b, _)| *b != no) {
+                let Some(guard) = self.order.get(no)? else { return Ok(None) };
+                block = Some((no, guard));
+            }
+            let slot =
+                block.as_ref().map_or(OrderSlot::EMPTY, |(_, g)| OrderSlot::read(g.value(), ord));
+            if !slot.places() {
+                return Ok(None);
+            }
+            placed.push((ord, slot));
+        }
+        drop(block);
+        // The files' ranks and paths as JSON strings: from the directory when the rows name
+        // a good part of the files (a family names almost all), else from the name table.
+        let mut nos: Vec<u32> = placed.iter().map(|(_, s)| s.file_no).collect();
+        nos.sort_unstable();
+        nos.dedup();
+        let dir_value =
+            if nos.len() as u64 * 8 > self.names.len()? { self.dir.get(DIR_KEY)? } else { None };
+        let from_dir: Option<Vec<(u32, &[u8])>> = dir_value
+            .as_ref()
+            .and_then(|v| Directory::parse(v.value()))
+            .and_then(|dir| nos.iter().map(|&no| dir.entry(no)).collect());
+        let named;
+        let owned: Vec<Vec<u8>>;
+        let (rank, paths): (Vec<u32>, Vec<&[u8]>) = match from_dir {
+            Some(entries) => entries.into_iter().unzip(),
+            None => {
+                named = self.paths_of(&nos)?;
+                if let Some(i) = named.iter().position(Option::is_none) {
+                    let ord =
+                        placed.iter().find(|(_, s)| s.file_no == nos[i]).map_or(0, |(o, _)| *o);
+                    return Err(corrupted(
+                        "idx.q.rows",
+                        ord,
+                        format!("the row names file number {}, which has no path", nos[i]),
+                    ));
+                }
+                let names: Vec<&str> =
+                    named.iter().map(|g| g.as_ref().map_or("", |g| g.value())).collect();
+                let mut by_name: Vec<usize> = (0..names.len()).collect();
+                by_name.sort_unstable_by_key(|&i| names[i]);
+                // Two numbers naming one path (damage verify reports) interleave their rows.
+                if by_name.windows(2).any(|w| names[w[0]] == names[w[1]]) {
+                    return Ok(None);
+                }
+                let mut rank = vec![0u32; names.len()];
+                for (r, &i) in by_name.iter().enumerate() {
+                    rank[i] = r as u32;
+                }
+                owned = names
+                    .iter()
+                    .map(|name| match serde_json::to_vec(name) {
+                        Ok(json) => json,
+                        Err(err) => unreachable!("a path does not serialise: {err}"),
+                    })
+                    .collect();
+                (rank, owned.iter().map(Vec::as_slice).collect())
+            }
+        };
+        // Output order by path rank and line; each row keeps the index of its path.
+        let mut keys: Vec<u128> = placed
+            .iter()
+            .enumerate()
+            .map(|(i, (_, slot))| {
+                let file = nos.binary_search(&slot.file_no).unwrap_or(0);
+                u128::from(rank[file]) << 96
+                    | u128::from(slot.line) << 64
+                    | (file as u128) << 32
+                    | i as u128
+            })
+            .collect();
+        // The rows of one cluster of ordinals come in output order already, so the keys are a
+        // few ascending runs, which the stable sort finds and merges (the keys are distinct, so
+        // stability changes nothing else).
+        keys.sort();
+        // Two rows at one line of one file are ordered by id, which only their rows hold.
+        if keys.windows(2).any(|w| w[0] >> 64 == w[1] >> 64) {
+            return Ok(None);
+        }
+        let wanted = window(keys.len());
+        let wanted = wanted.start.min(keys.len())..wanted.end.min(keys.len());
+        // Lanes: each row goes to the lane whose last ordinal is the greatest below its own.
+        // The lanes' last ordinals, ascending, stay ascending when that one is replaced (the
+        // next one up is above the new ordinal), so a binary search finds it.
+        let mut tails: Vec<(u32, u8)> = Vec::new();
+        let mut lane_of: Vec<u8> = Vec::with_capacity(wanted.len());
+        for &key in &keys[wanted.clone()] {
+            let ord = placed[(key & u128::from(u32::MAX)) as usize].0;
+            let lane = match tails.partition_point(|&(last, _)| last < ord) {
+                0 if tails.len() < MAX_LANES => {
+                    let lane = tails.len() as u8;
+                    tails.insert(0, (ord, lane));
+                    lane
+                }
+                0 => return Ok(None),
+                below => {
+                    tails[below - 1].0 = ord;
+                    tails[below - 1].1
+                }
+            };
+            lane_of.push(lane);
+        }
+        let lane_count = tails.len();
+        drop(tails);
+        // Each lane holds the block of rows it is in until it wants a row of another.
+        let mut lanes: Vec<Option<(u32, redb::AccessGuard<'_, &'static [u8]>, RowBlock)>> =
+            Vec::with_capacity(lane_count);
+        for (n, &key) in keys[wanted.clone()].iter().enumerate() {
+            let i = wanted.start + n;
+            let (ord, _) = placed[(key & u128::from(u32::MAX)) as usize];
+            let file = ((key >> 32) & u128::from(u32::MAX)) as usize;
+            let lane = usize::from(lane_of[n]);
+            if lanes.len() <= lane {
+                lanes.resize_with(lane + 1, || None);
+            }
+            let cursor = &mut lanes[lane];
+            let no = ord / ROW_BLOCK;
+            if cursor.as_ref().is_none_or(|(at, _, _)| *at != no) {
+                *cursor = match self.rows.get(no)? {
+                    Some(guard) => {
+                        let block = parse_block(no, guard.value())?;
+                        Some((no, guard, block))
+                    }
+                    None => None,
+                };
+            }
+            let value = cursor.as_ref().and_then(|(_, guard, block)| block.row(guard.value(), ord));
+            let Some(value) = value else {
+                return Err(corrupted(
+                    "idx.q.order",
+                    ord / ORDER_BLOCK,
+                    format!("the order table places ordinal {ord}, which has no row"),
+                ));
+            };
+            let row = view_row(ord, value)?;
+            let here = OrderSlot::of_view(&row);
+            if here != placed[(key & u128::from(u32::MAX)) as usize].1 {
+                return Err(corrupted(
+                    "idx.q.order",
+                    ord / ORDER_BLOCK,
+                    format!("the order table places ordinal {ord} elsewhere than its row"),
+                ));
+            }
+            let parts = JsonRow { id: row.id, head: row.head, path: paths[file], tail: row.tail };
+            if let Err(e) = emit(i, parts) {
+                return Ok(Some(Err(e)));
+            }
+        }
+        Ok(Some(Ok(())))
     }
 
     /// The output order of rows: by path rank, line, then id (and ordinal, which no two rows
@@ -1580,29 +2257,50 @@ pub(crate) fn check_expected(
     let mut want_postings: HashMap<Vec<u8>, Vec<u32>> = HashMap::new();
     let mut want_ids: Vec<(&str, u32)> = Vec::with_capacity(by_ord.len());
     let mut rows_seen: HashSet<u32> = HashSet::with_capacity(by_ord.len());
+    // Each row's slot in the order table, as its bytes give it.
+    let mut want_slots: BTreeMap<u32, OrderSlot> = BTreeMap::new();
     for r in rows.iter()? {
         let (k, v) = r?;
-        let ord = k.value();
-        rows_seen.insert(ord);
-        let Some(&(_, no, want_row)) = by_ord.get(&ord) else {
-            found.push(format!(
-                "the facet index has a row at ordinal {ord}, which is no entry of any file"
-            ));
-            continue;
+        let block = match RowBlock::parse(v.value()) {
+            Ok(block) => block,
+            Err(e) => {
+                found.push(format!(
+                    "the facet index's block {} of rows does not decode ({e})",
+                    k.value()
+                ));
+                continue;
+            }
         };
-        // The bytes the records give, compared whole: no row is decoded unless it differs.
-        if want_row.is_stored_as(v.value(), no) {
-            continue;
-        }
-        match decode_row(ord, v.value()) {
-            Err(e) => found
-                .push(format!("the facet index row of '{}' does not decode ({e})", want_row.id)),
-            Ok(_) => found.push(format!(
-                "the facet index row of entry '{}' disagrees with its record",
-                want_row.id
-            )),
+        for (ord, bytes) in block.rows(v.value(), k.value()) {
+            rows_seen.insert(ord);
+            if let Ok(view) = RowView::parse(bytes) {
+                want_slots.insert(ord, OrderSlot::of_view(&view));
+            }
+            let Some(&(_, no, want_row)) = by_ord.get(&ord) else {
+                found.push(format!(
+                    "the facet index has a row at ordinal {ord}, which is no entry of any file"
+                ));
+                continue;
+            };
+            // The bytes the records give, compared whole: no row is decoded unless it differs.
+            if want_row.is_stored_as(bytes, no) {
+                continue;
+            }
+            match decode_row(ord, bytes) {
+                Err(e) => found.push(format!(
+                    "the facet index row of '{}' does not decode ({e})",
+                    want_row.id
+                )),
+                Ok(_) => found.push(format!(
+                    "the facet index row of entry '{}' disagrees with its record",
+                    want_row.id
+                )),
+            }
         }
     }
+    found.extend(check_order(txn, &want_slots)?);
+    found.extend(check_directory(txn, &names)?);
+    drop(want_slots);
     let mut missing_rows: Vec<&str> = by_ord
         .iter()
         .filter(|(o, _)| !rows_seen.contains(*o))
@@ -1891,6 +2589,43 @@ mod tests {
         out
     }
 
+    /// The rows in `window` as a streamed query writes them (`[`, rows, `]`), or `None` when
+    /// the store answers such a query by copying.
+    fn streamed(
+        txn: &crate::ReadTxn,
+        filter: &Filter,
+        window: std::ops::Range<usize>,
+    ) -> Option<Vec<u8>> {
+        let mut out = vec![b'['];
+        let mut first = None;
+        let done = txn
+            .query_json_stream(
+                filter,
+                |_| window.clone(),
+                |i, row| -> Result<(), std::convert::Infallible> {
+                    if first.is_some() {
+                        out.push(b',');
+                    }
+                    first.get_or_insert(i);
+                    row.write(false, &mut out);
+                    Ok(())
+                },
+            )
+            .expect("stream")?;
+        assert!(done.is_ok());
+        if let Some(first) = first {
+            assert_eq!(first, window.start, "the first row handed over is the window's first");
+        }
+        out.push(b']');
+        Some(out)
+    }
+
+    /// serde_json's compact array of the rows in `window`.
+    fn window_of(rows: &[QueryRow], window: std::ops::Range<usize>) -> Vec<u8> {
+        let end = window.end.min(rows.len());
+        serde_json_of(&rows[window.start.min(end)..end])
+    }
+
     fn check_store(store: &Store) -> Result<(), TestCaseError> {
         let txn = store.read().expect("read");
         for filter in filters() {
@@ -1914,6 +2649,20 @@ mod tests {
             );
             let want: Vec<&str> = rows.iter().map(|r| r.id.as_str()).collect();
             prop_assert_eq!(ids, want);
+            // Streamed, whole and in windows, the answer is the same bytes.
+            let n = rows.len();
+            for window in [0..n, 0..n / 2, n / 3..n, n..n + 2] {
+                if let Some(streamed) = streamed(&txn, &filter, window.clone()) {
+                    let want = window_of(&rows, window.clone());
+                    prop_assert_eq!(
+                        String::from_utf8_lossy(&streamed),
+                        String::from_utf8_lossy(&want),
+                        "{:?} {:?}",
+                        filter,
+                        window
+                    );
+                }
+            }
         }
         let problems = txn.check_facet_index().expect("check");
         prop_assert!(problems.is_empty(), "{:?}", problems);
@@ -2079,6 +2828,75 @@ mod tests {
         let count = read.query_count(&filter);
         assert!(matches!(json, Err(StoreError::Corrupted { .. })), "{json:?}");
         assert!(matches!(count, Err(StoreError::Corrupted { .. })), "{count:?}");
+        Ok(())
+    }
+
+    /// Enough rows for many blocks of rows and of the order table, then edits that move rows
+    /// between files, add rows past the clustered ones and remove some: every filter's
+    /// streamed answer is the copied one, and a fresh store streams a family query.
+    #[test]
+    fn a_streamed_answer_is_the_copied_one_across_blocks_and_edits(
+    ) -> Result<(), Box<dyn std::error::Error>> {
+        let dir = tempfile::tempdir()?;
+        let store = Store::create(dir.path(), Arc::new(Fields))?;
+        let mut files: BTreeMap<u8, Vec<u8>> = BTreeMap::new();
+        let mut txn = store.write()?;
+        for id in 0..=250u8 {
+            let file = id % 9;
+            txn.put_record(&record(id, file, 1 + id % 7, id % 3, id % 3, id % 2))?;
+            files.entry(file).or_default().push(id);
+        }
+        for (file, ids) in &files {
+            txn.put_file(&layout(*file, ids))?;
+        }
+        txn.commit()?;
+        let mut family = Filter::default();
+        family.facets.insert("family".into(), vec![FAMILIES[0].into()]);
+        let read = store.read()?;
+        let n = read.query(&family)?.len();
+        assert!(n > 2 * ROW_BLOCK as usize, "the family spans blocks: {n} rows");
+        assert!(streamed(&read, &family, 0..n).is_some(), "a fresh store streams a family");
+        drop(read);
+        check_all(&store)?;
+        // Edits: entries move to other files (first in them, so lines shift), some go.
+        let mut txn = store.write()?;
+        for id in (0..=250u8).step_by(17) {
+            let from = id % 9;
+            files.entry(from).or_default().retain(|i| *i != id);
+            txn.put_file(&layout(from, &files[&from]))?;
+            let to = (from + 4) % 9;
+            files.entry(to).or_default().insert(0, id);
+            txn.put_record(&record(id, to, 1 + id % 5, 1, 2, 0))?;
+            txn.put_file(&layout(to, &files[&to]))?;
+        }
+        for id in (3..=250u8).step_by(23) {
+            let file = files.iter().find(|(_, ids)| ids.contains(&id)).map(|(f, _)| *f);
+            if let Some(file) = file {
+                files.entry(file).or_default().retain(|i| *i != id);
+                txn.delete_record(&CaseHash::of(Kind::Entry, &format!("E{id}")))?;
+                txn.put_file(&layout(file, &files[&file]))?;
+            }
+        }
+        txn.commit()?;
+        check_all(&store)?;
+        Ok(())
+    }
+
+    /// Every filter of [`filters`], streamed whole, equals its copied answer.
+    fn check_all(store: &Store) -> Result<(), Box<dyn std::error::Error>> {
+        let txn = store.read()?;
+        for filter in filters() {
+            let rows = txn.query(&filter)?;
+            if let Some(streamed) = streamed(&txn, &filter, 0..rows.len()) {
+                assert_eq!(
+                    String::from_utf8_lossy(&streamed),
+                    String::from_utf8_lossy(&serde_json_of(&rows)),
+                    "{filter:?}"
+                );
+            }
+        }
+        let problems = txn.check_facet_index()?;
+        assert!(problems.is_empty(), "{problems:?}");
         Ok(())
     }
 

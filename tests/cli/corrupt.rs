@@ -301,3 +301,63 @@ fn verify_reports_facet_rows_that_disagree_with_the_records_and_rebuild_fixes_th
     assert_eq!(run(kb.path(), &["verify"]).status.code(), Some(0));
     assert_eq!(stdout(&run(kb.path(), &["query", "--family", "attention", "--json"])), want);
 }
+
+/// A family query streams its rows as it reads them, so a block of rows found damaged after
+/// the first rows went out cannot be taken back: the command fails saying so (exit 5, the
+/// output cut short, never a whole-looking answer), the index is rebuilt, and the next query
+/// answers whole and quietly.
+#[test]
+fn a_row_block_damaged_after_rows_went_out_fails_the_query_and_is_rebuilt() {
+    const ROWS: redb::TableDefinition<u32, &[u8]> = redb::TableDefinition::new("idx.q.rows");
+    const IDS: redb::TableDefinition<(&str, u32), ()> = redb::TableDefinition::new("idx.q.ids");
+    let dir = sample();
+    let kb = dir.path();
+    // 1,500 entries of one family in one file: some 500 KB of JSON, more than the 256 KiB a
+    // query holds before its first write.
+    let mut text = String::new();
+    for i in 0..1500 {
+        text.push_str(&format!(
+            "---\nid: STREAM-{i:04}\nkind: pattern\nfamily: [streamfam]\nstatus: verified\norigin_task: t\ntoolchain: 2026 build\nrepro: none\n---\n\n### streamed entry {i} with a title long enough to make a row of some size\n\nbody {i}\n\n"
+        ));
+    }
+    std::fs::write(kb.join(crate::support::topic("streaming.md")), text).expect("write the topic");
+    assert_eq!(evokb(kb, &["init"]).status.code(), Some(0));
+    assert_eq!(evokb(kb, &["import"]).status.code(), Some(0));
+    let args = ["query", "--family", "streamfam", "--json"];
+    let want = stdout(&evokb(kb, &args));
+    let rows: Vec<serde_json::Value> = serde_json::from_str(&want).expect("a JSON array");
+    assert_eq!(rows.len(), 1500);
+    {
+        let raw = raw_db(kb);
+        let w = raw.begin_write().expect("write");
+        {
+            use redb::ReadableTable;
+            let ord = {
+                let ids = w.open_table(IDS).expect("ids");
+                let mut found = ids.range(("STREAM-1400", 0u32)..).expect("range");
+                let (k, _) = found.next().expect("the entry").expect("read");
+                assert_eq!(k.value().0, "STREAM-1400");
+                k.value().1
+            };
+            let mut rows = w.open_table(ROWS).expect("rows");
+            let block = ord / evokb_store::query::ROW_BLOCK;
+            assert!(rows.get(block).expect("get").is_some(), "the entry's block is stored");
+            rows.insert(block, [3u8, 9, 0xff].as_slice()).expect("insert");
+        }
+        w.commit().expect("commit");
+    }
+    let out = evokb(kb, &args);
+    assert_eq!(out.status.code(), Some(5), "{}", stderr(&out));
+    let cut = stdout(&out);
+    assert!(!cut.is_empty() && want.starts_with(&cut) && cut.len() < want.len(), "{}", cut.len());
+    assert!(serde_json::from_str::<serde_json::Value>(&cut).is_err(), "the cut output is no JSON");
+    let err = stderr(&out);
+    assert!(
+        err.contains("the facet index was damaged") && err.contains("run the query again"),
+        "{err}"
+    );
+    let again = evokb(kb, &args);
+    assert_eq!(again.status.code(), Some(0), "{}", stderr(&again));
+    assert_eq!(stdout(&again), want);
+    assert_eq!(stderr(&again), "", "the next query is quiet");
+}
