@@ -18,9 +18,8 @@
 //! strings and serialising them again was most of the query's time.
 //!
 //! Tables (all derived from the records, not part of the digest):
-//! - `idx.q.rows`: block number → the encoded [`StoredRow`]s of [`ROW_BLOCK`] consecutive
-//!   ordinals (each the row's printed JSON without its path, the file as a number, the line
-//!   and the id for sorting); see [`RowBlock`];
+//! - `idx.q.rows`: ordinal → encoded [`StoredRow`] (the row's printed JSON without its path,
+//!   the file as a number, the line and the id for sorting);
 //! - `idx.q.postings`: `facet \0 value` → posting list;
 //! - `idx.q.ids`: `(id, ordinal)` → nothing, for id prefixes and [`entry_ids`];
 //! - `idx.q.files`: path → the file's number and its rows' case hashes and ordinals, in file
@@ -48,7 +47,7 @@ use crate::index::Indexer;
 use crate::postings;
 use crate::record::{CaseHash, FileLayout, LayoutItem, Record};
 
-/// Query rows by block of ordinals (see [`RowBlock`]).
+/// Query rows by ordinal.
 pub(crate) const ROWS: TableDefinition<u32, &[u8]> = TableDefinition::new("idx.q.rows");
 /// Posting lists: `facet \0 value` → the ordinals carrying it (see [`crate::postings`]).
 pub(crate) const POSTINGS: TableDefinition<&[u8], &[u8]> = TableDefinition::new("idx.q.postings");
@@ -85,6 +84,10 @@ pub(crate) const OLD_ROWS: TableDefinition<[u8; 32], &[u8]> =
 /// See [`OLD_ROWS`].
 pub(crate) const OLD_KEYS: [TableDefinition<&[u8], ()>; 2] =
     [TableDefinition::new("idx.facets"), TableDefinition::new("idx.by_file")];
+
+/// Result ordinals closer than this to the key a range read is at are reached by reading
+/// on, not by a new descent: a leaf holds about this many rows.
+const READ_ON_GAP: u32 = 24;
 
 /// The facets an entry can be filtered by, in output order.
 pub const FACET_NAMES: [&str; 7] = ["family", "apis", "dtype", "device", "kind", "status", "id"];
@@ -344,173 +347,10 @@ impl<'a> Directory<'a> {
     }
 }
 
-/// Ordinals per block of the row table. A block of rows is one redb value (about 14 KB at
-/// 100k entries), read with one call: one value per row cost a cursor step each and a page
-/// read per eight rows, half of a family query's time.
-pub const ROW_BLOCK: u32 = 32;
-/// The first byte of a block of rows.
-const ROW_BLOCK_FORMAT: u8 = 3;
-
-/// Where the rows of a block of rows lie in its bytes. A block is stored as
-/// [`ROW_BLOCK_FORMAT`], the number of rows (u8), then per row its place in the block (u8) and
-/// its length (u32, little-endian), in ascending places, then the rows' bytes one after the
-/// other.
-pub(crate) struct RowBlock {
-    /// Each row's place in the block and the range of its bytes.
-    rows: Vec<(u8, u32, u32)>,
-}
-
-impl RowBlock {
-    fn parse(bytes: &[u8]) -> Result<RowBlock, String> {
-        let (&format, rest) = bytes.split_first().ok_or("the block is empty")?;
-        if format != ROW_BLOCK_FORMAT {
-            return Err(format!(
-                "the block of rows is in format {format}, where this evokb writes {ROW_BLOCK_FORMAT}"
-            ));
-        }
-        let (&n, rest) = rest.split_first().ok_or("the block ends before its row count")?;
-        let n = usize::from(n);
-        let head = rest.get(..n * 5).ok_or("the block ends inside its table of rows")?;
-        let mut at = 2 + n * 5;
-        let mut rows = Vec::with_capacity(n);
-        let mut last: Option<u8> = None;
-        for entry in head.chunks_exact(5) {
-            let place = entry[0];
-            if u32::from(place) >= ROW_BLOCK || last.is_some_and(|l| l >= place) {
-                return Err(format!("the block lists a row at place {place} out of order"));
-            }
-            last = Some(place);
-            let len = u32::from_le_bytes([entry[1], entry[2], entry[3], entry[4]]) as usize;
-            let end = at
-                .checked_add(len)
-                .filter(|&e| e <= bytes.len())
-                .ok_or_else(|| format!("the block ends inside the row at place {place}"))?;
-            // A redb value is well under 4 GiB.
-            rows.push((place, at as u32, end as u32));
-            at = end;
-        }
-        if at != bytes.len() {
-            return Err(format!("the block has {} bytes past its last row", bytes.len() - at));
-        }
-        Ok(RowBlock { rows })
-    }
-
-    /// The bytes of the row of `ord` in the block's `bytes`, when the block holds it.
-    fn row<'b>(&self, bytes: &'b [u8], ord: u32) -> Option<&'b [u8]> {
-        let place = (ord % ROW_BLOCK) as u8;
-        let i = self.rows.binary_search_by_key(&place, |&(p, _, _)| p).ok()?;
-        let (_, start, end) = self.rows[i];
-        bytes.get(start as usize..end as usize)
-    }
-
-    /// The rows with their ordinals, ascending, given the block's number and bytes.
-    fn rows<'b>(&'b self, bytes: &'b [u8], no: u32) -> impl Iterator<Item = (u32, &'b [u8])> + 'b {
-        self.rows.iter().map(move |&(p, start, end)| {
-            (no * ROW_BLOCK + u32::from(p), &bytes[start as usize..end as usize])
-        })
-    }
-
-    /// Encodes the rows of a block, by place (`None`: no row there).
-    fn encode(rows: &[Option<Box<[u8]>>]) -> Vec<u8> {
-        let n = rows.iter().filter(|r| r.is_some()).count();
-        let len: usize = rows.iter().flatten().map(|r| r.len()).sum();
-        let mut out = Vec::with_capacity(2 + n * 5 + len);
-        out.push(ROW_BLOCK_FORMAT);
-        out.push(n as u8);
-        for (place, row) in rows.iter().enumerate() {
-            if let Some(row) = row {
-                out.push(place as u8);
-                out.extend_from_slice(&u32::try_from(row.len()).unwrap_or(u32::MAX).to_le_bytes());
-            }
-        }
-        for row in rows.iter().flatten() {
-            out.extend_from_slice(row);
-        }
-        out
-    }
-}
-
-/// Reads a block of rows, naming the block in the error.
-fn parse_block(no: u32, bytes: &[u8]) -> Result<RowBlock, StoreError> {
-    RowBlock::parse(bytes).map_err(|detail| corrupted("idx.q.rows", format!("block {no}"), detail))
-}
-
-/// The blocks of rows a write changes, each read once and written once at the end.
-struct RowBlocks {
-    open: BTreeMap<u32, Vec<Option<Box<[u8]>>>>,
-}
-
-impl RowBlocks {
-    fn new() -> RowBlocks {
-        RowBlocks { open: BTreeMap::new() }
-    }
-
-    /// The block of `ord`, read on first use. A block that does not decode is taken as empty:
-    /// the rows it held are written again if this write keeps them, and verify reports the
-    /// others.
-    fn block(
-        &mut self,
-        table: &redb::Table<'_, u32, &'static [u8]>,
-        ord: u32,
-    ) -> Result<&mut Vec<Option<Box<[u8]>>>, StoreError> {
-        let no = ord / ROW_BLOCK;
-        if !self.open.contains_key(&no) {
-            let mut rows: Vec<Option<Box<[u8]>>> = vec![None; ROW_BLOCK as usize];
-            if let Some(v) = table.get(no)? {
-                if let Ok(block) = RowBlock::parse(v.value()) {
-                    for (ord, row) in block.rows(v.value(), no) {
-                        rows[(ord % ROW_BLOCK) as usize] = Some(row.into());
-                    }
-                }
-            }
-            self.open.insert(no, rows);
-        }
-        Ok(self.open.get_mut(&no).unwrap_or_else(|| unreachable!("the block was just opened")))
-    }
-
-    fn get(
-        &mut self,
-        table: &redb::Table<'_, u32, &'static [u8]>,
-        ord: u32,
-    ) -> Result<Option<&[u8]>, StoreError> {
-        Ok(self.block(table, ord)?[(ord % ROW_BLOCK) as usize].as_deref())
-    }
-
-    /// Sets the row of `ord`; returns the row it had.
-    fn set(
-        &mut self,
-        table: &redb::Table<'_, u32, &'static [u8]>,
-        ord: u32,
-        row: Option<Box<[u8]>>,
-    ) -> Result<Option<Box<[u8]>>, StoreError> {
-        let slot = &mut self.block(table, ord)?[(ord % ROW_BLOCK) as usize];
-        Ok(std::mem::replace(slot, row))
-    }
-
-    /// Writes the open blocks numbered below `no` and lets them go (all of them for `None`).
-    fn write_below(
-        &mut self,
-        table: &mut redb::Table<'_, u32, &'static [u8]>,
-        no: Option<u32>,
-    ) -> Result<(), StoreError> {
-        let keep = match no {
-            Some(no) => self.open.split_off(&no),
-            None => BTreeMap::new(),
-        };
-        for (no, rows) in std::mem::replace(&mut self.open, keep) {
-            if rows.iter().all(Option::is_none) {
-                table.remove(no)?;
-            } else {
-                table.insert(no, RowBlock::encode(&rows).as_slice())?;
-            }
-        }
-        Ok(())
-    }
-}
-
 /// Ordinals per block of the order table: a block is 2 KiB, so a family's clustered ordinals
-/// are a few dozen blocks to read and a one-row edit rewrites one block.
-pub(crate) const ORDER_BLOCK: u32 = 256;
+/// are a few dozen blocks to read and a one-row edit rewrites one block. Unit tests use
+/// blocks of 16, so their few hundred rows span many.
+pub(crate) const ORDER_BLOCK: u32 = if cfg!(test) { 16 } else { 256 };
 /// The bytes of one slot: the file number and the line, little-endian u32s.
 const SLOT_BYTES: usize = 8;
 /// The bytes of one block of the order table.
@@ -982,14 +822,13 @@ pub(crate) fn reindex_files(
         members_of.insert(path, Vec::new());
     }
 
-    let mut blocks = RowBlocks::new();
     // Rows that stay: rewritten only when they changed.
     for (_, ord, new) in &kept {
         let encoded = encode_row(new);
-        let prev = match blocks.get(&rows, *ord)? {
+        let prev = match rows.get(*ord)? {
             // The same bytes are the same row: nothing to decode.
-            Some(v) if v == encoded.as_slice() => continue,
-            Some(v) => Some(decode_row(*ord, v)),
+            Some(v) if v.value() == encoded.as_slice() => continue,
+            Some(v) => Some(decode_row(*ord, v.value())),
             None => None,
         };
         match prev {
@@ -1005,14 +844,14 @@ pub(crate) fn reindex_files(
             Some(Err(_)) | None => changes.add(new.posting_keys(), *ord),
         }
         ids.insert((new.id.as_str(), *ord), ())?;
-        blocks.set(&rows, *ord, Some(encoded.into_boxed_slice()))?;
+        rows.insert(*ord, encoded.as_slice())?;
         slots.set(*ord, OrderSlot::of(new));
     }
     // Rows that are gone.
     for (_, ord) in old {
         slots.set(ord, OrderSlot::EMPTY);
-        if let Some(bytes) = blocks.set(&rows, ord, None)? {
-            if let Ok(prev) = decode_row(ord, &bytes) {
+        if let Some(bytes) = rows.remove(ord)? {
+            if let Ok(prev) = decode_row(ord, bytes.value()) {
                 changes.remove(prev.posting_keys(), ord);
                 ids.remove((prev.id.as_str(), ord))?;
             }
@@ -1036,17 +875,10 @@ pub(crate) fn reindex_files(
         })?;
         ord_of_arrival[n.arrival as usize] = ord;
         ids.insert((&*n.id, ord), ())?;
+        rows.insert(ord, &*n.encoded)?;
         slots.set(ord, n.slot);
         placed.insert(n.hash, ord);
     }
-    // New ordinals rise: a block below the last one's is complete and is written at once, so
-    // a first import holds a block of rows at a time, not all of them twice.
-    for n in new_rows.drain(..) {
-        let ord = ord_of_arrival[n.arrival as usize];
-        blocks.write_below(&mut rows, Some(ord / ROW_BLOCK))?;
-        blocks.set(&rows, ord, Some(n.encoded))?;
-    }
-    blocks.write_below(&mut rows, None)?;
     drop(new_rows);
     for (key, arrivals) in new_keys {
         let ords = arrivals.into_iter().map(|a| ord_of_arrival[a as usize]);
@@ -1535,9 +1367,8 @@ where
     }
 
     /// Hands each stored row of the ascending ordinals `ords` (every row when `None`) to
-    /// `each`, in ordinal order. Blocks of rows are read as runs of range reads: a range is
-    /// read on while the next wanted ordinal is in the next block, and a new one starts past
-    /// a gap.
+    /// `each`, in ordinal order. Rows are read as runs of range reads: a range is read on while
+    /// the next wanted ordinal is near, and a new one starts past a gap.
     fn for_rows(
         &self,
         ords: Option<&[u32]>,
@@ -1546,35 +1377,28 @@ where
         let Some(ords) = ords else {
             for r in self.rows.iter()? {
                 let (k, v) = r?;
-                let block = parse_block(k.value(), v.value())?;
-                for (ord, row) in block.rows(v.value(), k.value()) {
-                    each(ord, row)?;
-                }
+                each(k.value(), v.value())?;
             }
             return Ok(());
         };
         let mut i = 0;
         'runs: while i < ords.len() {
-            let mut range = self.rows.range(ords[i] / ROW_BLOCK..)?;
+            let mut range = self.rows.range(ords[i]..)?;
             loop {
                 let Some(r) = range.next() else { break 'runs };
                 let (k, v) = r?;
-                let no = k.value();
+                let key = k.value();
                 // An ordinal with no row is damage verify reports; the query skips it.
-                while ords.get(i).is_some_and(|&o| o / ROW_BLOCK < no) {
+                while i < ords.len() && ords[i] < key {
                     i += 1;
                 }
-                if ords.get(i).is_some_and(|&o| o / ROW_BLOCK == no) {
-                    let block = parse_block(no, v.value())?;
-                    while let Some(&ord) = ords.get(i).filter(|&&o| o / ROW_BLOCK == no) {
-                        if let Some(row) = block.row(v.value(), ord) {
-                            each(ord, row)?;
-                        }
-                        i += 1;
-                    }
+                let Some(&want) = ords.get(i) else { break 'runs };
+                if want == key {
+                    each(key, v.value())?;
+                    i += 1;
                 }
                 match ords.get(i) {
-                    Some(&next) if next / ROW_BLOCK <= no + 1 => {}
+                    Some(&next) if next - key <= READ_ON_GAP => {}
                     _ => continue 'runs,
                 }
             }
@@ -1911,8 +1735,8 @@ where
         }
         let lane_count = tails.len();
         drop(tails);
-        // Each lane holds the block of rows it is in until it wants a row of another.
-        let mut lanes: Vec<Option<(u32, redb::AccessGuard<'_, &'static [u8]>, RowBlock)>> =
+        // Each lane reads on from where it is while the next row it wants is near.
+        let mut lanes: Vec<Option<(u32, redb::Range<'_, u32, &'static [u8]>)>> =
             Vec::with_capacity(lane_count);
         for (n, &key) in keys[wanted.clone()].iter().enumerate() {
             let i = wanted.start + n;
@@ -1923,17 +1747,24 @@ where
                 lanes.resize_with(lane + 1, || None);
             }
             let cursor = &mut lanes[lane];
-            let no = ord / ROW_BLOCK;
-            if cursor.as_ref().is_none_or(|(at, _, _)| *at != no) {
-                *cursor = match self.rows.get(no)? {
-                    Some(guard) => {
-                        let block = parse_block(no, guard.value())?;
-                        Some((no, guard, block))
-                    }
-                    None => None,
-                };
+            if cursor.as_ref().is_none_or(|(at, _)| ord.saturating_sub(*at) > READ_ON_GAP) {
+                *cursor = Some((ord, self.rows.range(ord..)?));
             }
-            let value = cursor.as_ref().and_then(|(_, guard, block)| block.row(guard.value(), ord));
+            let Some((at, range)) = cursor.as_mut() else {
+                unreachable!("the lane's cursor was just set")
+            };
+            let value = loop {
+                match range.next() {
+                    Some(r) => {
+                        let (k, v) = r?;
+                        *at = k.value();
+                        if k.value() >= ord {
+                            break (k.value() == ord).then_some(v);
+                        }
+                    }
+                    None => break None,
+                }
+            };
             let Some(value) = value else {
                 return Err(corrupted(
                     "idx.q.order",
@@ -1941,7 +1772,7 @@ where
                     format!("the order table places ordinal {ord}, which has no row"),
                 ));
             };
-            let row = view_row(ord, value)?;
+            let row = view_row(ord, value.value())?;
             let here = OrderSlot::of_view(&row);
             if here != placed[(key & u128::from(u32::MAX)) as usize].1 {
                 return Err(corrupted(
@@ -2261,41 +2092,28 @@ pub(crate) fn check_expected(
     let mut want_slots: BTreeMap<u32, OrderSlot> = BTreeMap::new();
     for r in rows.iter()? {
         let (k, v) = r?;
-        let block = match RowBlock::parse(v.value()) {
-            Ok(block) => block,
-            Err(e) => {
-                found.push(format!(
-                    "the facet index's block {} of rows does not decode ({e})",
-                    k.value()
-                ));
-                continue;
-            }
+        let ord = k.value();
+        rows_seen.insert(ord);
+        if let Ok(view) = RowView::parse(v.value()) {
+            want_slots.insert(ord, OrderSlot::of_view(&view));
+        }
+        let Some(&(_, no, want_row)) = by_ord.get(&ord) else {
+            found.push(format!(
+                "the facet index has a row at ordinal {ord}, which is no entry of any file"
+            ));
+            continue;
         };
-        for (ord, bytes) in block.rows(v.value(), k.value()) {
-            rows_seen.insert(ord);
-            if let Ok(view) = RowView::parse(bytes) {
-                want_slots.insert(ord, OrderSlot::of_view(&view));
-            }
-            let Some(&(_, no, want_row)) = by_ord.get(&ord) else {
-                found.push(format!(
-                    "the facet index has a row at ordinal {ord}, which is no entry of any file"
-                ));
-                continue;
-            };
-            // The bytes the records give, compared whole: no row is decoded unless it differs.
-            if want_row.is_stored_as(bytes, no) {
-                continue;
-            }
-            match decode_row(ord, bytes) {
-                Err(e) => found.push(format!(
-                    "the facet index row of '{}' does not decode ({e})",
-                    want_row.id
-                )),
-                Ok(_) => found.push(format!(
-                    "the facet index row of entry '{}' disagrees with its record",
-                    want_row.id
-                )),
-            }
+        // The bytes the records give, compared whole: no row is decoded unless it differs.
+        if want_row.is_stored_as(v.value(), no) {
+            continue;
+        }
+        match decode_row(ord, v.value()) {
+            Err(e) => found
+                .push(format!("the facet index row of '{}' does not decode ({e})", want_row.id)),
+            Ok(_) => found.push(format!(
+                "the facet index row of entry '{}' disagrees with its record",
+                want_row.id
+            )),
         }
     }
     found.extend(check_order(txn, &want_slots)?);
@@ -2831,7 +2649,7 @@ mod tests {
         Ok(())
     }
 
-    /// Enough rows for many blocks of rows and of the order table, then edits that move rows
+    /// Enough rows for many blocks of the order table, then edits that move rows
     /// between files, add rows past the clustered ones and remove some: every filter's
     /// streamed answer is the copied one, and a fresh store streams a family query.
     #[test]
@@ -2854,7 +2672,7 @@ mod tests {
         family.facets.insert("family".into(), vec![FAMILIES[0].into()]);
         let read = store.read()?;
         let n = read.query(&family)?.len();
-        assert!(n > 2 * ROW_BLOCK as usize, "the family spans blocks: {n} rows");
+        assert!(n > 2 * ORDER_BLOCK as usize, "the family spans order blocks: {n} rows");
         assert!(streamed(&read, &family, 0..n).is_some(), "a fresh store streams a family");
         drop(read);
         check_all(&store)?;

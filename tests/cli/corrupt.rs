@@ -302,12 +302,12 @@ fn verify_reports_facet_rows_that_disagree_with_the_records_and_rebuild_fixes_th
     assert_eq!(stdout(&run(kb.path(), &["query", "--family", "attention", "--json"])), want);
 }
 
-/// A family query streams its rows as it reads them, so a block of rows found damaged after
+/// A family query streams its rows as it reads them, so a row found damaged after
 /// the first rows went out cannot be taken back: the command fails saying so (exit 5, the
 /// output cut short, never a whole-looking answer), the index is rebuilt, and the next query
 /// answers whole and quietly.
 #[test]
-fn a_row_block_damaged_after_rows_went_out_fails_the_query_and_is_rebuilt() {
+fn a_row_damaged_after_rows_went_out_fails_the_query_and_is_rebuilt() {
     const ROWS: redb::TableDefinition<u32, &[u8]> = redb::TableDefinition::new("idx.q.rows");
     const IDS: redb::TableDefinition<(&str, u32), ()> = redb::TableDefinition::new("idx.q.ids");
     let dir = sample();
@@ -340,9 +340,8 @@ fn a_row_block_damaged_after_rows_went_out_fails_the_query_and_is_rebuilt() {
                 k.value().1
             };
             let mut rows = w.open_table(ROWS).expect("rows");
-            let block = ord / evokb_store::query::ROW_BLOCK;
-            assert!(rows.get(block).expect("get").is_some(), "the entry's block is stored");
-            rows.insert(block, [3u8, 9, 0xff].as_slice()).expect("insert");
+            assert!(rows.get(ord).expect("get").is_some(), "the entry's row is stored");
+            rows.insert(ord, [2u8, 9, 0xff].as_slice()).expect("insert");
         }
         w.commit().expect("commit");
     }
