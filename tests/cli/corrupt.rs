@@ -302,12 +302,12 @@ fn verify_reports_facet_rows_that_disagree_with_the_records_and_rebuild_fixes_th
     assert_eq!(stdout(&run(kb.path(), &["query", "--family", "attention", "--json"])), want);
 }
 
-/// A family query streams its rows as it reads them, so a row found damaged after
+/// A family query streams its rows as it reads them, so a block of rows found damaged after
 /// the first rows went out cannot be taken back: the command fails saying so (exit 5, the
 /// output cut short, never a whole-looking answer), the index is rebuilt, and the next query
 /// answers whole and quietly.
 #[test]
-fn a_row_damaged_after_rows_went_out_fails_the_query_and_is_rebuilt() {
+fn a_row_block_damaged_after_rows_went_out_fails_the_query_and_is_rebuilt() {
     const ROWS: redb::TableDefinition<u32, &[u8]> = redb::TableDefinition::new("idx.q.rows");
     const IDS: redb::TableDefinition<(&str, u32), ()> = redb::TableDefinition::new("idx.q.ids");
     let dir = sample();
@@ -340,8 +340,14 @@ fn a_row_damaged_after_rows_went_out_fails_the_query_and_is_rebuilt() {
                 k.value().1
             };
             let mut rows = w.open_table(ROWS).expect("rows");
-            assert!(rows.get(ord).expect("get").is_some(), "the entry's row is stored");
-            rows.insert(ord, [2u8, 9, 0xff].as_slice()).expect("insert");
+            // Rows are stored in blocks keyed by their first ordinal: the entry's is the last
+            // key at or below its ordinal.
+            let block = {
+                let mut before = rows.range(..=ord).expect("range");
+                let (k, _) = before.next_back().expect("a block").expect("read");
+                k.value()
+            };
+            rows.insert(block, [3u8, 9, 0xff].as_slice()).expect("insert");
         }
         w.commit().expect("commit");
     }
@@ -359,4 +365,36 @@ fn a_row_damaged_after_rows_went_out_fails_the_query_and_is_rebuilt() {
     assert_eq!(again.status.code(), Some(0), "{}", stderr(&again));
     assert_eq!(stdout(&again), want);
     assert_eq!(stderr(&again), "", "the next query is quiet");
+}
+
+/// The order table and the file directory are derived: damaged, a query answers from the
+/// rows and the name table as before they existed, verify names the damage, and a rebuild
+/// mends it.
+#[test]
+fn a_damaged_order_table_or_file_directory_leaves_queries_right_and_verify_names_it() {
+    const ORDER: redb::TableDefinition<u32, &[u8]> = redb::TableDefinition::new("idx.q.order");
+    const DIR: redb::TableDefinition<u32, &[u8]> = redb::TableDefinition::new("idx.q.dir");
+    let p = pristine();
+    let db = std::fs::read(db_path(&p.kb)).expect("read the database");
+    let args = ["query", "--family", "attention", "--json"];
+    let want = stdout(&run(&p.kb, &args));
+    assert!(want.len() > 2, "the sample has attention entries");
+    for (table, what) in [(ORDER, "order table"), (DIR, "file directory")] {
+        let kb = copy_with_db(&p, &db);
+        {
+            let raw = raw_db(kb.path());
+            let w = raw.begin_write().expect("write");
+            w.open_table(table).expect("table").insert(0, [7u8, 7, 7].as_slice()).expect("insert");
+            w.commit().expect("commit");
+        }
+        let out = run(kb.path(), &args);
+        assert_eq!(out.status.code(), Some(0), "{what}: {}", stderr(&out));
+        assert_eq!(stdout(&out), want, "{what}");
+        let out = run(kb.path(), &["verify"]);
+        assert_eq!(out.status.code(), Some(1), "{what}: {}", stdout(&out));
+        assert!(stdout(&out).contains(what), "{what}: {}", stdout(&out));
+        assert_eq!(run(kb.path(), &["rebuild"]).status.code(), Some(0), "{what}");
+        assert_eq!(run(kb.path(), &["verify"]).status.code(), Some(0), "{what}");
+        assert_eq!(stdout(&run(kb.path(), &args)), want, "{what}");
+    }
 }
