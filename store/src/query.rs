@@ -459,10 +459,13 @@ fn block_key(
     })
 }
 
+/// The rows of a block being changed: each row's ordinal and bytes, ascending.
+type BlockRows = Vec<(u32, Box<[u8]>)>;
+
 /// The blocks of rows a write changes, each read once; at the end each is written again,
 /// split into blocks of at most [`ROW_BLOCK_BYTES`].
 struct RowBlocks {
-    open: BTreeMap<u32, Vec<(u32, Box<[u8]>)>>,
+    open: BTreeMap<u32, BlockRows>,
     /// The stored blocks read into `open`, removed before it is written.
     read: Vec<u32>,
 }
@@ -479,7 +482,7 @@ impl RowBlocks {
         &mut self,
         table: &redb::Table<'_, u32, &'static [u8]>,
         ord: u32,
-    ) -> Result<&mut Vec<(u32, Box<[u8]>)>, StoreError> {
+    ) -> Result<&mut BlockRows, StoreError> {
         let stored = block_key(table, ord)?;
         let open = self.open.range(..=ord).next_back().map(|(k, _)| *k);
         let key = match (stored, open) {
@@ -550,10 +553,11 @@ impl RowBlocks {
     }
 }
 
-/// Ordinals per block of the order table: a block is 2 KiB, so a family's clustered ordinals
-/// are a few dozen blocks to read and a one-row edit rewrites one block. Unit tests use
+/// Ordinals per block of the order table: a block is 3,840 bytes, one to a 4 KiB page (blocks
+/// of 2 KiB left half of their pages' space unused), so a family's clustered ordinals are a
+/// few dozen blocks to read and a one-row edit rewrites one block. Unit tests use
 /// blocks of 16, so their few hundred rows span many.
-pub(crate) const ORDER_BLOCK: u32 = if cfg!(test) { 16 } else { 256 };
+pub(crate) const ORDER_BLOCK: u32 = if cfg!(test) { 16 } else { 480 };
 /// The bytes of one slot: the file number and the line, little-endian u32s.
 const SLOT_BYTES: usize = 8;
 /// The bytes of one block of the order table.
@@ -1306,6 +1310,14 @@ impl JsonRows<'_> {
     }
 }
 
+/// The block of rows a lane of a streamed query is in: its key, the value redb read, and
+/// where its rows lie.
+struct Lane<'g> {
+    start: u32,
+    guard: redb::AccessGuard<'g, &'static [u8]>,
+    block: RowBlock,
+}
+
 /// One row of a streamed JSON query ([`crate::ReadTxn::query_json_stream`]), as it lies in
 /// the page redb read.
 pub struct JsonRow<'a> {
@@ -1950,8 +1962,7 @@ where
         let lane_count = tails.len();
         drop(tails);
         // Each lane holds the block it is in until it wants a row past it.
-        let mut lanes: Vec<Option<(u32, redb::AccessGuard<'_, &'static [u8]>, RowBlock)>> =
-            Vec::with_capacity(lane_count);
+        let mut lanes: Vec<Option<Lane<'_>>> = Vec::with_capacity(lane_count);
         for (n, &key) in keys[wanted.clone()].iter().enumerate() {
             let i = wanted.start + n;
             let (ord, _) = placed[(key & u128::from(u32::MAX)) as usize];
@@ -1961,17 +1972,17 @@ where
                 lanes.resize_with(lane + 1, || None);
             }
             let cursor = &mut lanes[lane];
-            if cursor.as_ref().is_none_or(|(start, _, block)| ord < *start || ord > block.last()) {
+            if cursor.as_ref().is_none_or(|lane| ord < lane.start || ord > lane.block.last()) {
                 *cursor = match self.rows.range(..=ord)?.next_back() {
                     Some(r) => {
                         let (k, guard) = r?;
                         let block = parse_block(k.value(), guard.value())?;
-                        Some((k.value(), guard, block))
+                        Some(Lane { start: k.value(), guard, block })
                     }
                     None => None,
                 };
             }
-            let value = cursor.as_ref().and_then(|(_, guard, block)| block.row(guard.value(), ord));
+            let value = cursor.as_ref().and_then(|lane| lane.block.row(lane.guard.value(), ord));
             let Some(value) = value else {
                 return Err(corrupted(
                     "idx.q.order",
