@@ -1380,25 +1380,28 @@ macro_rules! read_methods {
             >,
             StoreError,
         > {
+            // A table of the index missing is damage: the caller rebuilds the index, as for
+            // a bad row.
+            let missing = |table: &'static str, what: &'static str| {
+                move |e: redb::TableError| match e {
+                    redb::TableError::TableDoesNotExist(_) => StoreError::Corrupted {
+                        table,
+                        key: String::new(),
+                        detail: format!("the {what} is missing"),
+                    },
+                    e => e.into(),
+                }
+            };
             Ok(crate::query::Reader {
                 rows: self.txn.open_table(crate::query::ROWS)?,
-                // Missing, the index is damaged: the caller rebuilds it, as for a bad row.
-                order: self.txn.open_table(crate::query::ORDER).map_err(|e| match e {
-                    redb::TableError::TableDoesNotExist(_) => StoreError::Corrupted {
-                        table: "idx.q.order",
-                        key: String::new(),
-                        detail: "the order table is missing".to_string(),
-                    },
-                    e => e.into(),
-                })?,
-                dir: self.txn.open_table(crate::query::DIR).map_err(|e| match e {
-                    redb::TableError::TableDoesNotExist(_) => StoreError::Corrupted {
-                        table: "idx.q.dir",
-                        key: String::new(),
-                        detail: "the file directory is missing".to_string(),
-                    },
-                    e => e.into(),
-                })?,
+                order: self
+                    .txn
+                    .open_table(crate::query::ORDER)
+                    .map_err(missing("idx.q.order", "order table"))?,
+                dir: self
+                    .txn
+                    .open_table(crate::query::DIR)
+                    .map_err(missing("idx.q.dir", "file directory"))?,
                 postings: self.txn.open_table(crate::query::POSTINGS)?,
                 ids: self.txn.open_table(crate::query::IDS)?,
                 names: self.txn.open_table(crate::query::FILE_NAMES)?,
