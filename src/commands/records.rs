@@ -295,54 +295,24 @@ fn query_json(root: &Path, filter: &evokb_store::Filter, page: PageArgs) -> CmdR
 /// [`answer`]'s rebuild, and damage found after the first bytes went out rebuilds the index
 /// and fails the command, since the rows already written cannot be taken back.
 fn stream_json(root: &Path, filter: &evokb_store::Filter, page: PageArgs) -> CmdResult<bool> {
-    use std::cell::Cell;
-    use std::io::Write;
-    /// Flushed when this full: as [`write_page`]'s buffer.
-    const CHUNK: usize = 256 << 10;
     let store = root::open_for_reading_with_cache(root, QUERY_CACHE_BYTES)?;
     let txn = store.read()?;
     let quarantined = evokb_evolve::quarantine::active_ids(&txn)?;
-    let start = Cell::new(0usize);
-    let mut out: Vec<u8> = Vec::with_capacity(CHUNK + 4096);
-    let mut stdout: Option<Box<dyn Write>> = None;
-    let mut rows_out = 0usize;
+    let mut array = JsonArrayOut::default();
     let streamed = txn.query_json_stream(
         filter,
-        |n| {
-            let window = page.window(n);
-            start.set(window.start);
-            window
-        },
-        |i, row| -> std::io::Result<()> {
-            out.push(if i == start.get() { b'[' } else { b',' });
-            row.write(!quarantined.is_empty() && quarantined.contains(row.id()), &mut out);
-            rows_out += 1;
-            if out.len() >= CHUNK {
-                let to = match &mut stdout {
-                    Some(to) => to,
-                    None => stdout.insert(super::chunked_stdout()?),
-                };
-                to.write_all(&out)?;
-                out.clear();
-            }
-            Ok(())
+        |n| page.window(n),
+        |_, row| {
+            let marked = !quarantined.is_empty() && quarantined.contains(row.id());
+            array.push(|out| row.write(marked, out))
         },
     );
-    let written = stdout.is_some();
+    let (written, rows_out) = (array.started(), array.rows);
     match streamed {
         Ok(None) => Ok(false),
         Ok(Some(result)) => {
             result?;
-            if rows_out == 0 {
-                out.push(b'[');
-            }
-            out.extend_from_slice(b"]\n");
-            let mut to = match stdout {
-                Some(to) => to,
-                None => super::chunked_stdout()?,
-            };
-            to.write_all(&out)?;
-            to.flush()?;
+            array.finish()?;
             Ok(true)
         }
         Err(evokb_store::StoreError::Corrupted { table, key, detail })
@@ -371,26 +341,65 @@ fn write_page(
     quarantined: &HashSet<String>,
     page: PageArgs,
 ) -> std::io::Result<()> {
-    use std::io::Write;
+    let mut array = JsonArrayOut::default();
+    for i in page.window(rows.len()) {
+        let marked = !quarantined.is_empty() && quarantined.contains(rows.id(i));
+        array.push(|out| rows.write_row(i, marked, out))?;
+    }
+    array.finish()
+}
+
+/// A JSON array written to stdout as it grows: `[`, the rows with commas between, `]` and a
+/// newline, in chunks. Stdout is taken at the first chunk, so nothing is written before a
+/// chunk fills or the array is finished.
+#[derive(Default)]
+struct JsonArrayOut {
+    out: Vec<u8>,
+    stdout: Option<Box<dyn std::io::Write>>,
+    /// The rows pushed so far.
+    rows: usize,
+}
+
+impl JsonArrayOut {
     /// Flushed when this full: large enough for few writes, small enough to stay in cache.
     const CHUNK: usize = 256 << 10;
-    let window = page.window(rows.len());
-    let start = window.start;
-    let mut stdout = super::chunked_stdout()?;
-    let mut out = Vec::with_capacity(CHUNK + 4096);
-    out.push(b'[');
-    for i in window {
-        if i > start {
-            out.push(b',');
+
+    /// Appends a row that `write` writes.
+    fn push(&mut self, write: impl FnOnce(&mut Vec<u8>)) -> std::io::Result<()> {
+        if self.out.capacity() == 0 {
+            self.out.reserve(Self::CHUNK + 4096);
         }
-        let marked = !quarantined.is_empty() && quarantined.contains(rows.id(i));
-        rows.write_row(i, marked, &mut out);
-        if out.len() >= CHUNK {
-            stdout.write_all(&out)?;
-            out.clear();
+        self.out.push(if self.rows == 0 { b'[' } else { b',' });
+        write(&mut self.out);
+        self.rows += 1;
+        if self.out.len() >= Self::CHUNK {
+            self.flush_chunk()?;
         }
+        Ok(())
     }
-    out.extend_from_slice(b"]\n");
-    stdout.write_all(&out)?;
-    stdout.flush()
+
+    /// Whether any bytes have gone to stdout.
+    fn started(&self) -> bool {
+        self.stdout.is_some()
+    }
+
+    fn flush_chunk(&mut self) -> std::io::Result<()> {
+        let to = match &mut self.stdout {
+            Some(to) => to,
+            None => self.stdout.insert(super::chunked_stdout()?),
+        };
+        to.write_all(&self.out)?;
+        self.out.clear();
+        Ok(())
+    }
+
+    /// Closes the array and writes what is left.
+    fn finish(mut self) -> std::io::Result<()> {
+        if self.rows == 0 {
+            self.out.push(b'[');
+        }
+        self.out.extend_from_slice(b"]\n");
+        self.flush_chunk()?;
+        self.stdout.as_mut().map_or(Ok(()), |to| to.flush())
+    }
 }

@@ -270,6 +270,29 @@ const ROW_FORMAT: u8 = 2;
 /// No path of its own: the row's file is the layout it belongs to.
 const NO_OWN_FILE: u32 = u32::MAX;
 
+/// Each name's rank among the distinct names in byte order (equal names share one), and each
+/// distinct name as a JSON string, by rank: rows then sort by a number and print a path they
+/// share without escaping it again.
+fn ranked_json(names: &[&str]) -> (Vec<usize>, Vec<Vec<u8>>) {
+    let mut by_name: Vec<usize> = (0..names.len()).collect();
+    by_name.sort_unstable_by_key(|&s| names[s]);
+    let mut rank = vec![0usize; names.len()];
+    let mut json: Vec<Vec<u8>> = Vec::new();
+    let mut prev: Option<&str> = None;
+    for &s in &by_name {
+        if prev != Some(names[s]) {
+            let mut string = Vec::with_capacity(names[s].len() + 2);
+            if let Err(err) = serde_json::to_writer(&mut string, names[s]) {
+                unreachable!("a path does not serialise: {err}");
+            }
+            json.push(string);
+            prev = Some(names[s]);
+        }
+        rank[s] = json.len() - 1;
+    }
+    (rank, json)
+}
+
 /// The first byte of the file directory.
 const DIR_FORMAT: u8 = 1;
 /// The rank of a file number no file has.
@@ -285,7 +308,7 @@ struct Directory<'a> {
 }
 
 impl<'a> Directory<'a> {
-    /// The directory of the name table's files.
+    /// The directory of the name table's files (files sharing a path share its rank).
     fn build(names: &impl ReadableTable<u32, &'static str>) -> Result<Vec<u8>, StoreError> {
         let mut files: Vec<(u32, String)> = Vec::new();
         for r in names.iter()? {
@@ -293,27 +316,27 @@ impl<'a> Directory<'a> {
             files.push((k.value(), v.value().to_string()));
         }
         let n = files.last().map_or(0, |(no, _)| no + 1);
-        let mut by_path: Vec<usize> = (0..files.len()).collect();
-        by_path.sort_unstable_by(|&a, &b| files[a].1.cmp(&files[b].1));
-        let mut rank = vec![NO_FILE_RANK; n as usize];
-        for (r, &i) in by_path.iter().enumerate() {
-            rank[files[i].0 as usize] = r as u32;
-        }
-        let mut strings: Vec<u8> = Vec::new();
-        let mut spans = vec![(0u32, 0u32); n as usize];
+        let names: Vec<&str> = files.iter().map(|(_, path)| path.as_str()).collect();
+        let (ranks, json) = ranked_json(&names);
+        // The strings in rank order, each once; each file's entry points at its rank's.
         let head = 5 + 12 * n as usize;
-        for (no, path) in &files {
+        let to_u32 = |x: usize| u32::try_from(x).unwrap_or(u32::MAX);
+        let mut strings: Vec<u8> = Vec::new();
+        let mut span_of_rank = Vec::with_capacity(json.len());
+        for string in &json {
             let start = head + strings.len();
-            if let Err(err) = serde_json::to_writer(&mut strings, path) {
-                unreachable!("a path does not serialise: {err}");
-            }
-            let to_u32 = |x: usize| u32::try_from(x).unwrap_or(u32::MAX);
-            spans[*no as usize] = (to_u32(start), to_u32(head + strings.len()));
+            strings.extend_from_slice(string);
+            span_of_rank.push((to_u32(start), to_u32(head + strings.len())));
+        }
+        let mut entries = vec![(NO_FILE_RANK, 0u32, 0u32); n as usize];
+        for ((no, _), &r) in files.iter().zip(&ranks) {
+            let (start, end) = span_of_rank[r];
+            entries[*no as usize] = (to_u32(r), start, end);
         }
         let mut out = Vec::with_capacity(head + strings.len());
         out.push(DIR_FORMAT);
         out.extend_from_slice(&n.to_le_bytes());
-        for (r, (start, end)) in rank.iter().zip(&spans) {
+        for (r, start, end) in &entries {
             out.extend_from_slice(&r.to_le_bytes());
             out.extend_from_slice(&start.to_le_bytes());
             out.extend_from_slice(&end.to_le_bytes());
@@ -603,19 +626,21 @@ struct OrderSlot {
 impl OrderSlot {
     const EMPTY: OrderSlot = OrderSlot { file_no: SLOT_EMPTY, line: u32::MAX };
 
-    fn of(row: &StoredRow) -> OrderSlot {
+    /// The slot of a row of file number `file_no` at `line`, naming a path of its own or not.
+    fn new(file_no: u32, own_file: bool, line: u64) -> OrderSlot {
         OrderSlot {
-            file_no: if row.file.is_some() { SLOT_OWN_FILE } else { row.file_no },
-            line: u32::try_from(row.line).unwrap_or(u32::MAX),
+            file_no: if own_file { SLOT_OWN_FILE } else { file_no },
+            line: u32::try_from(line).unwrap_or(u32::MAX),
         }
+    }
+
+    fn of(row: &StoredRow) -> OrderSlot {
+        OrderSlot::new(row.file_no, row.file.is_some(), row.line)
     }
 
     /// The slot of a row read in place.
     fn of_view(row: &RowView<'_>) -> OrderSlot {
-        OrderSlot {
-            file_no: if row.file.is_some() { SLOT_OWN_FILE } else { row.file_no },
-            line: u32::try_from(row.line).unwrap_or(u32::MAX),
-        }
+        OrderSlot::new(row.file_no, row.file.is_some(), row.line)
     }
 
     /// Whether the slot places a row by its file number and line.
@@ -1326,10 +1351,7 @@ impl JsonRows<'_> {
     /// [`QueryRow`], with `"quarantined":true` as a last key when `quarantined`.
     pub fn write_row(&self, i: usize, quarantined: bool, out: &mut Vec<u8>) {
         let (_, head, tail) = self.parts(i);
-        out.extend_from_slice(head);
-        out.extend_from_slice(&self.paths[self.rows[i].1]);
-        out.extend_from_slice(tail);
-        out.extend_from_slice(if quarantined { b",\"quarantined\":true}" } else { b"}" });
+        write_json_row(head, &self.paths[self.rows[i].1], tail, quarantined, out);
     }
 }
 
@@ -1356,13 +1378,20 @@ impl JsonRow<'_> {
         self.id
     }
 
-    /// Appends the row as compact JSON, as [`JsonRows::write_row`] does.
+    /// Appends the row as compact JSON, byte for byte what serde_json writes for its
+    /// [`QueryRow`], with `"quarantined":true` as a last key when `quarantined`.
     pub fn write(&self, quarantined: bool, out: &mut Vec<u8>) {
-        out.extend_from_slice(self.head);
-        out.extend_from_slice(self.path);
-        out.extend_from_slice(self.tail);
-        out.extend_from_slice(if quarantined { b",\"quarantined\":true}" } else { b"}" });
+        write_json_row(self.head, self.path, self.tail, quarantined, out);
     }
+}
+
+/// Appends a stored row's JSON: its head, its path as a JSON string, its tail, and the
+/// closing brace (after `"quarantined":true` when it is).
+fn write_json_row(head: &[u8], path: &[u8], tail: &[u8], quarantined: bool, out: &mut Vec<u8>) {
+    out.extend_from_slice(head);
+    out.extend_from_slice(path);
+    out.extend_from_slice(tail);
+    out.extend_from_slice(if quarantined { b",\"quarantined\":true}" } else { b"}" });
 }
 
 /// The most cursors a streamed query reads its rows through; a query whose rows need more
@@ -1829,27 +1858,11 @@ where
             };
             slot_of_row.push(slot);
         }
-        // Each distinct path's rank among the paths, and its JSON string, written once: a row
-        // then sorts by a number and prints a path it shares with others without escaping it.
-        let mut by_name: Vec<usize> = (0..names.len()).collect();
-        by_name.sort_unstable_by_key(|&s| names[s]);
-        let mut rank = vec![0usize; names.len()];
-        let mut paths: Vec<Vec<u8>> = Vec::new();
-        let mut prev: Option<&str> = None;
-        for &s in &by_name {
-            if prev != Some(names[s]) {
-                let mut json = Vec::with_capacity(names[s].len() + 2);
-                if let Err(err) = serde_json::to_writer(&mut json, names[s]) {
-                    unreachable!("a path does not serialise: {err}");
-                }
-                paths.push(json);
-                prev = Some(names[s]);
-            }
-            rank[s] = paths.len() - 1;
-        }
+        // Each distinct path's rank among the paths, and its JSON string, written once.
+        let (rank, paths) = ranked_json(&names);
         let order = Self::json_order(&copied.chunks, &kept, &slot_of_row, &rank);
         let rows = order.into_iter().map(|i| (kept[i].span, rank[slot_of_row[i]])).collect();
-        drop((kept, slot_of_row, rank, by_name));
+        drop((kept, slot_of_row, rank));
         Ok(with(&JsonRows { chunks: &copied.chunks, rows, paths }))
     }
 
@@ -1898,13 +1911,13 @@ where
         nos.dedup();
         let dir_value =
             if nos.len() as u64 * 8 > self.names.len()? { self.dir.get(DIR_KEY)? } else { None };
-        let from_dir: Option<Vec<(u32, &[u8])>> = dir_value
-            .as_ref()
-            .and_then(|v| Directory::parse(v.value()))
-            .and_then(|dir| nos.iter().map(|&no| dir.entry(no)).collect());
+        let from_dir: Option<Vec<(usize, &[u8])>> =
+            dir_value.as_ref().and_then(|v| Directory::parse(v.value())).and_then(|dir| {
+                nos.iter().map(|&no| dir.entry(no).map(|(r, json)| (r as usize, json))).collect()
+            });
         let named;
         let owned: Vec<Vec<u8>>;
-        let (rank, paths): (Vec<u32>, Vec<&[u8]>) = match from_dir {
+        let (rank, paths): (Vec<usize>, Vec<&[u8]>) = match from_dir {
             Some(entries) => entries.into_iter().unzip(),
             None => {
                 named = self.paths_of(&nos)?;
@@ -1919,24 +1932,10 @@ where
                 }
                 let names: Vec<&str> =
                     named.iter().map(|g| g.as_ref().map_or("", |g| g.value())).collect();
-                let mut by_name: Vec<usize> = (0..names.len()).collect();
-                by_name.sort_unstable_by_key(|&i| names[i]);
-                // Two numbers naming one path (damage verify reports) interleave their rows.
-                if by_name.windows(2).any(|w| names[w[0]] == names[w[1]]) {
-                    return Ok(None);
-                }
-                let mut rank = vec![0u32; names.len()];
-                for (r, &i) in by_name.iter().enumerate() {
-                    rank[i] = r as u32;
-                }
-                owned = names
-                    .iter()
-                    .map(|name| match serde_json::to_vec(name) {
-                        Ok(json) => json,
-                        Err(err) => unreachable!("a path does not serialise: {err}"),
-                    })
-                    .collect();
-                (rank, owned.iter().map(Vec::as_slice).collect())
+                let rank;
+                (rank, owned) = ranked_json(&names);
+                let paths = rank.iter().map(|&r| owned[r].as_slice()).collect();
+                (rank, paths)
             }
         };
         // Output order by path rank and line; each row keeps the index of its path.
@@ -1945,7 +1944,7 @@ where
             .enumerate()
             .map(|(i, (_, slot))| {
                 let file = nos.binary_search(&slot.file_no).unwrap_or(0);
-                u128::from(rank[file]) << 96
+                (rank[file] as u128) << 96
                     | u128::from(slot.line) << 64
                     | (file as u128) << 32
                     | i as u128
@@ -1955,7 +1954,8 @@ where
         // few ascending runs, which the stable sort finds and merges (the keys are distinct, so
         // stability changes nothing else).
         keys.sort();
-        // Two rows at one line of one file are ordered by id, which only their rows hold.
+        // Two rows at one line of one path (of one file, or of two numbers naming one path, which
+        // verify reports) are ordered by id, which only their rows hold.
         if keys.windows(2).any(|w| w[0] >> 64 == w[1] >> 64) {
             return Ok(None);
         }
@@ -1988,7 +1988,7 @@ where
         let mut lanes: Vec<Option<Lane<'_>>> = Vec::with_capacity(lane_count);
         for (n, &key) in keys[wanted.clone()].iter().enumerate() {
             let i = wanted.start + n;
-            let (ord, _) = placed[(key & u128::from(u32::MAX)) as usize];
+            let (ord, slot) = placed[(key & u128::from(u32::MAX)) as usize];
             let file = ((key >> 32) & u128::from(u32::MAX)) as usize;
             let lane = usize::from(lane_of[n]);
             if lanes.len() <= lane {
@@ -2014,8 +2014,7 @@ where
                 ));
             };
             let row = view_row(ord, value)?;
-            let here = OrderSlot::of_view(&row);
-            if here != placed[(key & u128::from(u32::MAX)) as usize].1 {
+            if OrderSlot::of_view(&row) != slot {
                 return Err(corrupted(
                     "idx.q.order",
                     ord / ORDER_BLOCK,
