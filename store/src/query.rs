@@ -1355,12 +1355,74 @@ impl JsonRows<'_> {
     }
 }
 
-/// The block of rows a lane of a streamed query is in: its key, the value redb read, and
-/// where its rows lie.
+/// The block of rows a lane of a streamed query is in: its key, the value redb read, where
+/// its rows lie, and, once the lane has moved on from a block, the range that reads the blocks
+/// after it.
 struct Lane<'g> {
     start: u32,
     guard: redb::AccessGuard<'g, &'static [u8]>,
     block: RowBlock,
+    after: Option<redb::Range<'g, u32, &'static [u8]>>,
+}
+
+impl Lane<'_> {
+    fn holds(&self, ord: u32) -> bool {
+        self.start <= ord && ord <= self.block.last()
+    }
+}
+
+/// The lanes of the rows `keys` lists in output order (each key's low 32 bits index
+/// `placed`, which is in ordinal order): the runs of `placed` whose rows come out in the
+/// order of their ordinals. Rows are numbered in cluster order, so a run is a cluster's rows,
+/// and a lane reads its blocks one after the next, each once. None when there are more runs
+/// than [`MAX_LANES`].
+fn clustered_lanes(keys: &[u128], placed: &[(u32, OrderSlot)]) -> Option<Vec<u8>> {
+    let mut out_at = vec![u32::MAX; placed.len()];
+    for (n, &key) in keys.iter().enumerate() {
+        out_at[(key & u128::from(u32::MAX)) as usize] = n as u32;
+    }
+    let mut run_of = vec![0u8; placed.len()];
+    let (mut run, mut last) = (0usize, None);
+    for (i, &at) in out_at.iter().enumerate() {
+        if at == u32::MAX {
+            continue;
+        }
+        if last.is_some_and(|last| at < last) {
+            run += 1;
+            if run >= MAX_LANES {
+                return None;
+            }
+        }
+        run_of[i] = run as u8;
+        last = Some(at);
+    }
+    Some(keys.iter().map(|&key| run_of[(key & u128::from(u32::MAX)) as usize]).collect())
+}
+
+/// The lanes of the rows `keys` lists in output order, as few as there can be: each row goes
+/// to the lane whose last ordinal is the greatest below its own. The lanes' last ordinals,
+/// ascending, stay ascending when that one is replaced (the next one up is above the new
+/// ordinal), so a binary search finds it. None when more than [`MAX_LANES`] are needed.
+fn fewest_lanes(keys: &[u128], placed: &[(u32, OrderSlot)]) -> Option<Vec<u8>> {
+    let mut tails: Vec<(u32, u8)> = Vec::new();
+    let mut lane_of: Vec<u8> = Vec::with_capacity(keys.len());
+    for &key in keys {
+        let ord = placed[(key & u128::from(u32::MAX)) as usize].0;
+        let lane = match tails.partition_point(|&(last, _)| last < ord) {
+            0 if tails.len() < MAX_LANES => {
+                let lane = tails.len() as u8;
+                tails.insert(0, (ord, lane));
+                lane
+            }
+            0 => return None,
+            below => {
+                tails[below - 1].0 = ord;
+                tails[below - 1].1
+            }
+        };
+        lane_of.push(lane);
+    }
+    Some(lane_of)
 }
 
 /// One row of a streamed JSON query ([`crate::ReadTxn::query_json_stream`]), as it lies in
@@ -1961,31 +2023,15 @@ where
         }
         let wanted = window(keys.len());
         let wanted = wanted.start.min(keys.len())..wanted.end.min(keys.len());
-        // Lanes: each row goes to the lane whose last ordinal is the greatest below its own.
-        // The lanes' last ordinals, ascending, stay ascending when that one is replaced (the
-        // next one up is above the new ordinal), so a binary search finds it.
-        let mut tails: Vec<(u32, u8)> = Vec::new();
-        let mut lane_of: Vec<u8> = Vec::with_capacity(wanted.len());
-        for &key in &keys[wanted.clone()] {
-            let ord = placed[(key & u128::from(u32::MAX)) as usize].0;
-            let lane = match tails.partition_point(|&(last, _)| last < ord) {
-                0 if tails.len() < MAX_LANES => {
-                    let lane = tails.len() as u8;
-                    tails.insert(0, (ord, lane));
-                    lane
-                }
-                0 => return Ok(None),
-                below => {
-                    tails[below - 1].0 = ord;
-                    tails[below - 1].1
-                }
-            };
-            lane_of.push(lane);
-        }
-        let lane_count = tails.len();
-        drop(tails);
+        // Lanes: the runs of the clusters the rows were numbered in, or the fewest lanes
+        // that will do when there are too many runs.
+        let Some(lane_of) = clustered_lanes(&keys[wanted.clone()], &placed)
+            .or_else(|| fewest_lanes(&keys[wanted.clone()], &placed))
+        else {
+            return Ok(None);
+        };
         // Each lane holds the block it is in until it wants a row past it.
-        let mut lanes: Vec<Option<Lane<'_>>> = Vec::with_capacity(lane_count);
+        let mut lanes: Vec<Option<Lane<'_>>> = Vec::new();
         for (n, &key) in keys[wanted.clone()].iter().enumerate() {
             let i = wanted.start + n;
             let (ord, slot) = placed[(key & u128::from(u32::MAX)) as usize];
@@ -1995,15 +2041,8 @@ where
                 lanes.resize_with(lane + 1, || None);
             }
             let cursor = &mut lanes[lane];
-            if cursor.as_ref().is_none_or(|lane| ord < lane.start || ord > lane.block.last()) {
-                *cursor = match self.rows.range(..=ord)?.next_back() {
-                    Some(r) => {
-                        let (k, guard) = r?;
-                        let block = parse_block(k.value(), guard.value())?;
-                        Some(Lane { start: k.value(), guard, block })
-                    }
-                    None => None,
-                };
+            if !cursor.as_ref().is_some_and(|lane| lane.holds(ord)) {
+                *cursor = self.lane_block(cursor.take(), ord)?;
             }
             let value = cursor.as_ref().and_then(|lane| lane.block.row(lane.guard.value(), ord));
             let Some(value) = value else {
@@ -2027,6 +2066,46 @@ where
             }
         }
         Ok(Some(Ok(())))
+    }
+
+    /// The block that holds `ord` for a lane that was in `from`. A lane mostly moves on to
+    /// the next block, which its forward range reads; any other block is found from the top
+    /// of the tree. That search lands on the block after the one it wants (the tree's
+    /// separators are its leaves' last keys) and steps back, reading two leaves where the
+    /// forward range reads one.
+    fn lane_block<'g>(
+        &'g self,
+        from: Option<Lane<'g>>,
+        ord: u32,
+    ) -> Result<Option<Lane<'g>>, StoreError> {
+        if let Some(from) = from.filter(|lane| ord > lane.block.last()) {
+            let mut after = match from.after {
+                Some(after) => after,
+                None => self
+                    .rows
+                    .range((std::ops::Bound::Excluded(from.start), std::ops::Bound::Unbounded))?,
+            };
+            drop(from.guard);
+            // A next block that does not decode is left to the search below, which fails on
+            // it only if it is the block that holds `ord`.
+            if let Some(r) = after.next() {
+                let (k, guard) = r?;
+                if let Ok(block) = RowBlock::parse(k.value(), guard.value()) {
+                    let lane = Lane { start: k.value(), guard, block, after: Some(after) };
+                    if lane.holds(ord) {
+                        return Ok(Some(lane));
+                    }
+                }
+            }
+        }
+        Ok(match self.rows.range(..=ord)?.next_back() {
+            Some(r) => {
+                let (k, guard) = r?;
+                let block = parse_block(k.value(), guard.value())?;
+                Some(Lane { start: k.value(), guard, block, after: None })
+            }
+            None => None,
+        })
     }
 
     /// The output order of rows: by path rank, line, then id (and ordinal, which no two rows
@@ -3063,5 +3142,86 @@ mod tests {
         assert_eq!(runs("attention"), (10, 1));
         assert_eq!(runs("norm"), (10, 1));
         assert_eq!(runs("gemm"), (7, 1));
+    }
+
+    /// Whether `lanes` is a valid lane assignment for `keys`: each lane's ordinals rise in
+    /// output order, so a lane only ever reads forward.
+    fn lanes_rise(keys: &[u128], placed: &[(u32, OrderSlot)], lanes: &[u8]) -> bool {
+        let mut last: HashMap<u8, u32> = HashMap::new();
+        keys.iter().zip(lanes).all(|(&key, &lane)| {
+            let ord = placed[(key & u128::from(u32::MAX)) as usize].0;
+            last.insert(lane, ord).is_none_or(|before| before < ord)
+        })
+    }
+
+    /// Output keys for rows at the output positions `at` (placed in ordinal order).
+    fn keys_at(at: &[u32]) -> Vec<u128> {
+        let mut keys: Vec<u128> =
+            at.iter().enumerate().map(|(i, &p)| u128::from(p) << 64 | i as u128).collect();
+        keys.sort_unstable();
+        keys
+    }
+
+    #[test]
+    fn each_cluster_of_ordinals_is_a_lane_of_its_own() {
+        // Three clusters of ten rows, each in output order, interleaved in the output: the
+        // fewest lanes would let a lane hop between clusters; the clustered ones do not.
+        let placed: Vec<(u32, OrderSlot)> = (0..30).map(|o| (o * 3, OrderSlot::EMPTY)).collect();
+        let at: Vec<u32> = (0..30u32).map(|i| i % 10 * 3 + (2 - i / 10)).collect();
+        let keys = keys_at(&at);
+        let lanes = clustered_lanes(&keys, &placed).expect("three runs");
+        for (&key, &lane) in keys.iter().zip(&lanes) {
+            assert_eq!(
+                u32::from(lane),
+                (key as u32) / 10,
+                "row {} in its cluster's lane",
+                key as u32
+            );
+        }
+        assert!(lanes_rise(&keys, &placed, &lanes));
+        // A window keeps each remaining row in its cluster's lane.
+        let window = &keys[7..19];
+        let lanes = clustered_lanes(window, &placed).expect("runs");
+        assert!(lanes_rise(window, &placed, &lanes));
+        assert!(lanes.iter().all(|&l| l < 3));
+    }
+
+    #[test]
+    fn more_runs_than_lanes_fall_back_to_the_fewest_lanes() {
+        // Rows in output order except that each pair is swapped: 100 runs, two lanes.
+        let placed: Vec<(u32, OrderSlot)> = (0..200).map(|o| (o, OrderSlot::EMPTY)).collect();
+        let at: Vec<u32> = (0..200u32).map(|i| i ^ 1).collect();
+        let keys = keys_at(&at);
+        assert_eq!(clustered_lanes(&keys, &placed), None);
+        let lanes = fewest_lanes(&keys, &placed).expect("two lanes");
+        assert!(lanes_rise(&keys, &placed, &lanes));
+        assert_eq!(lanes.iter().max(), Some(&1));
+        // Rows in falling order need a lane each: more than there are.
+        let keys = keys_at(&(0..200u32).rev().collect::<Vec<_>>());
+        assert_eq!(fewest_lanes(&keys, &placed), None);
+    }
+
+    proptest! {
+        /// Whatever the output order, both assignments, where they give one, keep each lane's
+        /// ordinals rising.
+        #[test]
+        fn lanes_only_read_forward(
+            shuffled in Just((0..20u32).collect::<Vec<_>>()).prop_shuffle(),
+            stretch in 0u32..6,
+        ) {
+            // Rows in output order but for one stretch of twenty, shuffled.
+            let placed: Vec<(u32, OrderSlot)> = (0..120).map(|o| (o * 2, OrderSlot::EMPTY)).collect();
+            let mut at: Vec<u32> = (0..120).collect();
+            for (i, p) in shuffled.into_iter().enumerate() {
+                at[(stretch * 20) as usize + i] = stretch * 20 + p;
+            }
+            let keys = keys_at(&at);
+            if let Some(lanes) = clustered_lanes(&keys, &placed) {
+                prop_assert!(lanes_rise(&keys, &placed, &lanes));
+            }
+            if let Some(lanes) = fewest_lanes(&keys, &placed) {
+                prop_assert!(lanes_rise(&keys, &placed, &lanes));
+            }
+        }
     }
 }
