@@ -926,7 +926,7 @@ macro_rules! open_or_return {
 
 /// Read access shared by both transaction kinds.
 macro_rules! read_methods {
-    () => {
+    ($t:lifetime, $u32_table:ty) => {
         /// Every record, in key order, as `records` returns them, decoded on up to
         /// `threads` threads: this thread copies the stored values out in key order, and each
         /// thread decodes one contiguous run of them with a decompressor of its own. Decoding
@@ -1369,14 +1369,15 @@ macro_rules! read_methods {
             self.query_reader()?.count(filter)
         }
 
-        pub(crate) fn query_reader(
-            &self,
+        pub(crate) fn query_reader<$t>(
+            &$t self,
         ) -> Result<
             crate::query::Reader<
-                impl ReadableTable<u32, &'static [u8]> + '_,
-                impl ReadableTable<&'static [u8], &'static [u8]> + '_,
-                impl ReadableTable<(&'static str, u32), ()> + '_,
-                impl ReadableTable<u32, &'static str> + '_,
+                $u32_table,
+                impl ReadableTable<&'static [u8], &'static [u8]> + $t,
+                impl ReadableTable<(&'static str, u32), ()> + $t,
+                impl ReadableTable<u32, &'static str> + $t,
+                impl Fn() -> Result<$u32_table, StoreError> + $t,
             >,
             StoreError,
         > {
@@ -1398,10 +1399,11 @@ macro_rules! read_methods {
                     .txn
                     .open_table(crate::query::ORDER)
                     .map_err(missing("idx.q.order", "order table"))?,
-                dir: self
-                    .txn
-                    .open_table(crate::query::DIR)
-                    .map_err(missing("idx.q.dir", "file directory"))?,
+                open_dir: move || {
+                    self.txn
+                        .open_table(crate::query::DIR)
+                        .map_err(missing("idx.q.dir", "file directory"))
+                },
                 postings: self.txn.open_table(crate::query::POSTINGS)?,
                 ids: self.txn.open_table(crate::query::IDS)?,
                 names: self.txn.open_table(crate::query::FILE_NAMES)?,
@@ -1708,7 +1710,7 @@ fn approx_len(rec: &Record) -> usize {
 const NO_DICT: &str = "the record is packed, but the store holds no record dictionary";
 
 impl ReadTxn {
-    read_methods!();
+    read_methods!('t, redb::ReadOnlyTable<u32, &'static [u8]>);
 
     /// A read transaction has no uncommitted changes to the kind counts.
     fn pending_kind_counts(&self) -> &'static [(Kind, i64)] {
@@ -1770,7 +1772,7 @@ impl ReadTxn {
 }
 
 impl WriteTxn {
-    read_methods!();
+    read_methods!('t, redb::Table<'t, u32, &'static [u8]>);
 
     /// Visits the searchable records whose search text holds at least `min` of `terms` and
     /// that match `facets`, most terms held first, until `visit` returns false

@@ -1371,6 +1371,78 @@ impl Lane<'_> {
     }
 }
 
+/// The distinct file numbers the slots of `placed` name, ascending, and for each row the
+/// index of its file among them. Numbers are given out from 0, so a table as long as the
+/// greatest finds them in one pass; numbers far sparser than the rows (which a damaged order
+/// table could hold) are sorted instead.
+fn files_of(placed: &[(u32, OrderSlot)]) -> (Vec<u32>, Vec<u32>) {
+    let greatest = placed.iter().map(|(_, s)| s.file_no).max().unwrap_or(0) as usize;
+    if greatest <= 4 * placed.len() + 4096 {
+        let mut index = vec![u32::MAX; greatest + 1];
+        for (_, slot) in placed {
+            index[slot.file_no as usize] = 0;
+        }
+        let mut nos = Vec::new();
+        for (no, at) in index.iter_mut().enumerate() {
+            if *at == 0 {
+                *at = nos.len() as u32;
+                nos.push(no as u32);
+            }
+        }
+        let file_of = placed.iter().map(|(_, s)| index[s.file_no as usize]).collect();
+        return (nos, file_of);
+    }
+    let mut nos: Vec<u32> = placed.iter().map(|(_, s)| s.file_no).collect();
+    nos.sort_unstable();
+    nos.dedup();
+    let file_of =
+        placed.iter().map(|(_, s)| nos.binary_search(&s.file_no).unwrap_or(0) as u32).collect();
+    (nos, file_of)
+}
+
+/// The rows of `placed` in output order, by their path's rank and their line, each as a key
+/// that packs the rank, the line, the index of its file (`file_of`) and its own index, so that
+/// two keys compare as their rows do. The rows are counted out by rank, a pass over the rows
+/// and one over the ranks, and each path's few rows sorted by line; ranks far sparser than the
+/// rows (a damaged directory could give them) are sorted as keys instead.
+fn output_order(placed: &[(u32, OrderSlot)], file_of: &[u32], rank: &[usize]) -> Vec<u128> {
+    let key = |i: usize| {
+        let file = file_of[i] as usize;
+        (rank[file] as u128) << 96
+            | u128::from(placed[i].1.line) << 64
+            | (file as u128) << 32
+            | i as u128
+    };
+    let ranks = rank.iter().max().map_or(0, |&r| r + 1);
+    if ranks > 4 * placed.len() + 4096 {
+        let mut keys: Vec<u128> = (0..placed.len()).map(key).collect();
+        keys.sort_unstable();
+        return keys;
+    }
+    // Where each rank's rows start in the output, then each row put in its place.
+    let mut start = vec![0u32; ranks + 1];
+    for &file in file_of {
+        start[rank[file as usize] + 1] += 1;
+    }
+    for r in 1..start.len() {
+        start[r] += start[r - 1];
+    }
+    let mut keys = vec![0u128; placed.len()];
+    let mut next = start.clone();
+    for i in 0..placed.len() {
+        let r = rank[file_of[i] as usize];
+        keys[next[r] as usize] = key(i);
+        next[r] += 1;
+    }
+    for r in 0..ranks {
+        let rows = &mut keys[start[r] as usize..start[r + 1] as usize];
+        if rows.len() > 1 {
+            rows.sort_unstable();
+        }
+    }
+    keys
+}
+
 /// The lanes of the rows `keys` lists in output order (each key's low 32 bits index
 /// `placed`, which is in ordinal order): the runs of `placed` whose rows come out in the
 /// order of their ordinals. Rows are numbered in cluster order, so a run is a cluster's rows,
@@ -1595,20 +1667,23 @@ struct Kept {
 }
 
 /// The read side of the index: the tables a query opens.
-pub(crate) struct Reader<R, P, I, N> {
+pub(crate) struct Reader<R, P, I, N, D> {
     pub(crate) rows: R,
     /// The order table ([`ORDER`]), keyed and valued as the rows are.
     pub(crate) order: R,
-    /// The file directory ([`DIR`]).
-    pub(crate) dir: R,
+    /// Opens the file directory ([`DIR`]) for the queries that need it: opening a table reads
+    /// its root, which for the directory's one value is the whole of it (472 KB at 100k
+    /// entries), and most queries name too few files to want it.
+    pub(crate) open_dir: D,
     pub(crate) postings: P,
     pub(crate) ids: I,
     pub(crate) names: N,
 }
 
-impl<R, P, I, N> Reader<R, P, I, N>
+impl<R, P, I, N, D> Reader<R, P, I, N, D>
 where
     R: ReadableTable<u32, &'static [u8]>,
+    D: Fn() -> Result<R, StoreError>,
     P: ReadableTable<&'static [u8], &'static [u8]>,
     I: ReadableTable<(&'static str, u32), ()>,
     N: ReadableTable<u32, &'static str>,
@@ -1968,11 +2043,14 @@ where
         drop(block);
         // The files' ranks and paths as JSON strings: from the directory when the rows name
         // a good part of the files (a family names almost all), else from the name table.
-        let mut nos: Vec<u32> = placed.iter().map(|(_, s)| s.file_no).collect();
-        nos.sort_unstable();
-        nos.dedup();
-        let dir_value =
-            if nos.len() as u64 * 8 > self.names.len()? { self.dir.get(DIR_KEY)? } else { None };
+        let (nos, file_of) = files_of(&placed);
+        let dir_table;
+        let dir_value = if nos.len() as u64 * 8 > self.names.len()? {
+            dir_table = (self.open_dir)()?;
+            dir_table.get(DIR_KEY)?
+        } else {
+            None
+        };
         let from_dir: Option<Vec<(usize, &[u8])>> =
             dir_value.as_ref().and_then(|v| Directory::parse(v.value())).and_then(|dir| {
                 nos.iter().map(|&no| dir.entry(no).map(|(r, json)| (r as usize, json))).collect()
@@ -2000,22 +2078,7 @@ where
                 (rank, paths)
             }
         };
-        // Output order by path rank and line; each row keeps the index of its path.
-        let mut keys: Vec<u128> = placed
-            .iter()
-            .enumerate()
-            .map(|(i, (_, slot))| {
-                let file = nos.binary_search(&slot.file_no).unwrap_or(0);
-                (rank[file] as u128) << 96
-                    | u128::from(slot.line) << 64
-                    | (file as u128) << 32
-                    | i as u128
-            })
-            .collect();
-        // The rows of one cluster of ordinals come in output order already, so the keys are a
-        // few ascending runs, which the stable sort finds and merges (the keys are distinct, so
-        // stability changes nothing else).
-        keys.sort();
+        let keys = output_order(&placed, &file_of, &rank);
         // Two rows at one line of one path (of one file, or of two numbers naming one path, which
         // verify reports) are ordered by id, which only their rows hold.
         if keys.windows(2).any(|w| w[0] >> 64 == w[1] >> 64) {
@@ -3223,5 +3286,34 @@ mod tests {
                 prop_assert!(lanes_rise(&keys, &placed, &lanes));
             }
         }
+    }
+
+    #[test]
+    fn file_numbers_dense_or_sparse_index_the_same_files() {
+        let slot = |file_no, line| (0, OrderSlot { file_no, line });
+        let dense = [slot(3, 1), slot(0, 2), slot(3, 9), slot(7, 4)];
+        assert_eq!(files_of(&dense), (vec![0, 3, 7], vec![1, 0, 1, 2]));
+        // Numbers past any table worth making (a damaged order table) are sorted instead.
+        let sparse = [slot(3, 1), slot(4_000_000_000, 2), slot(3, 9)];
+        assert_eq!(files_of(&sparse), (vec![3, 4_000_000_000], vec![0, 1, 0]));
+    }
+
+    #[test]
+    fn rows_come_out_by_rank_then_line_whether_counted_or_sorted() {
+        // Four files ranked 2, 0, 3, 1; rows of one file at several lines, in no order.
+        let slot = |line| (0, OrderSlot { file_no: 0, line });
+        let placed = [slot(9), slot(4), slot(1), slot(7), slot(2), slot(5), slot(3)];
+        let file_of = [0, 1, 0, 2, 3, 1, 0];
+        let order = |rank: &[usize]| -> Vec<usize> {
+            output_order(&placed, &file_of, rank)
+                .iter()
+                .map(|&k| (k & u128::from(u32::MAX)) as usize)
+                .collect()
+        };
+        // Rank 0 is file 1 (lines 4, 5), rank 1 file 3 (line 2), rank 2 file 0 (lines 1, 3,
+        // 9), rank 3 file 2 (line 7).
+        assert_eq!(order(&[2, 0, 3, 1]), vec![1, 5, 4, 2, 6, 0, 3]);
+        // Ranks in the same order but far apart take the sorting path, to the same order.
+        assert_eq!(order(&[2 << 30, 0, 3 << 30, 1 << 30]), vec![1, 5, 4, 2, 6, 0, 3]);
     }
 }
