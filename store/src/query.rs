@@ -18,7 +18,7 @@
 //! strings and serialising them again was most of the query's time.
 //!
 //! Tables (all derived from the records, not part of the digest):
-//! - `idx.q.rows`: first ordinal → a block of encoded [`StoredRow`]s of rising ordinals, up to
+//! - `idx.q.rows`: last ordinal → a block of encoded [`StoredRow`]s of rising ordinals, up to
 //!   16 KiB (each row's printed JSON without its path, the file as a number, the line and the
 //!   id for sorting); see [`RowBlock`];
 //! - `idx.q.postings`: `facet \0 value` → posting list;
@@ -48,7 +48,7 @@ use crate::index::Indexer;
 use crate::postings;
 use crate::record::{CaseHash, FileLayout, LayoutItem, Record};
 
-/// Query rows in blocks, by the first ordinal of each (see [`RowBlock`]).
+/// Query rows in blocks, by the last ordinal of each (see [`RowBlock`]).
 pub(crate) const ROWS: TableDefinition<u32, &[u8]> = TableDefinition::new("idx.q.rows");
 /// Posting lists: `facet \0 value` → the ordinals carrying it (see [`crate::postings`]).
 pub(crate) const POSTINGS: TableDefinition<&[u8], &[u8]> = TableDefinition::new("idx.q.postings");
@@ -75,7 +75,8 @@ pub const INDEX_MARK_TABLE: &str = "idx.q.meta";
 /// stores rows as JSON fragments ([`ROW_FORMAT`]); a store whose index was built with bincode
 /// rows (`ready.v1`) has no `ready.v2` mark, so its index is rebuilt like one that is missing.
 /// Version 3 adds the order table ([`ORDER`]): a version-2 index is rebuilt the same way.
-pub(crate) const READY: &str = "ready.v3";
+/// Version 4 keys blocks of rows by their last ordinal ([`RowBlock`]).
+pub(crate) const READY: &str = "ready.v4";
 const NEXT_ORDINAL: &str = "next_ordinal";
 const NEXT_FILE: &str = "next_file";
 
@@ -372,18 +373,22 @@ impl<'a> Directory<'a> {
 }
 
 /// The most bytes a block of rows takes (unit tests: a kilobyte, so their rows span many).
-/// Rows are stored in blocks, each keyed by its first ordinal and filled up to this size in
+/// Rows are stored in blocks, each keyed by its last ordinal and filled up to this size in
 /// ordinal order, so a block fills a 16 KiB redb page: one value per row cost a family query a
 /// cursor step per row and a page read per eight rows, and blocks of a fixed number of rows
 /// left a third of their pages empty.
 const ROW_BLOCK_BYTES: usize = if cfg!(test) { 1024 } else { 16 * 1024 - 64 };
 /// The first byte of a block of rows.
-const ROW_BLOCK_FORMAT: u8 = 3;
+const ROW_BLOCK_FORMAT: u8 = 4;
 
 /// Where the rows of a block lie in its bytes. A block is stored as [`ROW_BLOCK_FORMAT`], the
 /// number of rows (u32), per row its ordinal and length (u32s), in ascending ordinals, the
-/// first being the block's key, then the rows' bytes one after the other; integers
-/// little-endian. A block holds the rows of the ordinals from its key to the next block's.
+/// last being the block's key, then the rows' bytes one after the other; integers
+/// little-endian. A block holds the rows of the ordinals past the previous block's key up to
+/// its own; rows past every key join the last block. Keyed by its last ordinal, the block
+/// that holds an ordinal is the first at or after it, and redb finds that in one leaf: its
+/// branch pages separate their children by last keys, so a search for the greatest key at or
+/// below an ordinal lands on the leaf after that key's and steps back, two leaves read.
 pub(crate) struct RowBlock {
     /// Each row's ordinal and the range of its bytes.
     rows: Vec<(u32, u32, u32)>,
@@ -409,9 +414,7 @@ impl RowBlock {
         for i in 0..n {
             let (ord, len) = (word(5 + 8 * i), word(9 + 8 * i));
             let (Some(ord), Some(len)) = (ord, len) else { unreachable!("the table was measured") };
-            let first_ok =
-                if i == 0 { ord == key } else { rows.last().is_some_and(|&(l, _, _)| l < ord) };
-            if !first_ok {
+            if rows.last().is_some_and(|&(l, _, _)| l >= ord) {
                 return Err(format!("the block keyed {key} lists ordinal {ord} out of order"));
             }
             let end = at
@@ -422,8 +425,12 @@ impl RowBlock {
             rows.push((ord, at as u32, end as u32));
             at = end;
         }
-        if n == 0 {
-            return Err("the block holds no row".to_string());
+        match rows.last() {
+            None => return Err("the block holds no row".to_string()),
+            Some(&(last, _, _)) if last != key => {
+                return Err(format!("the block keyed {key} ends at ordinal {last}"));
+            }
+            Some(_) => {}
         }
         if at != bytes.len() {
             return Err(format!("the block has {} bytes past its last row", bytes.len() - at));
@@ -438,7 +445,12 @@ impl RowBlock {
         bytes.get(start as usize..end as usize)
     }
 
-    /// The last ordinal the block holds.
+    /// The first ordinal the block holds.
+    fn first(&self) -> u32 {
+        self.rows.first().map_or(0, |&(o, _, _)| o)
+    }
+
+    /// The last ordinal the block holds: its key.
     fn last(&self) -> u32 {
         self.rows.last().map_or(0, |&(o, _, _)| o)
     }
@@ -471,17 +483,6 @@ fn parse_block(key: u32, bytes: &[u8]) -> Result<RowBlock, StoreError> {
         .map_err(|detail| corrupted("idx.q.rows", format!("block {key}"), detail))
 }
 
-/// The key of the block that holds `ord`'s row, or would: the greatest key not above it.
-fn block_key(
-    table: &impl ReadableTable<u32, &'static [u8]>,
-    ord: u32,
-) -> Result<Option<u32>, StoreError> {
-    Ok(match table.range(..=ord)?.next_back() {
-        Some(r) => Some(r?.0.value()),
-        None => None,
-    })
-}
-
 /// The rows of a block being changed: each row's ordinal and bytes, ascending.
 type BlockRows = Vec<(u32, Box<[u8]>)>;
 
@@ -498,8 +499,8 @@ impl RowBlocks {
         RowBlocks { open: BTreeMap::new(), read: Vec::new() }
     }
 
-    /// The rows of the block that holds `ord`, read on first use; a new block when no block
-    /// starts at or below it. A stored block that does not decode is taken as empty: the rows
+    /// The rows of the block that holds `ord`, read on first use; a new block when there is
+    /// none. A stored block that does not decode is taken as empty: the rows
     /// this write keeps are written again, and verify reports the others.
     fn block(
         &mut self,
@@ -520,18 +521,34 @@ impl RowBlocks {
         Ok(self.open.get_mut(&key).unwrap_or_else(|| unreachable!("the block was just opened")))
     }
 
-    /// The key of the block, stored or open, that holds `ord`'s row or would.
+    /// The key of the block, stored or open, that holds `ord`'s row or would: the least key
+    /// not below it, else the greatest. An open block keeps the key it was read or made
+    /// under until it is written.
     fn key_for(
         &self,
         table: &redb::Table<'_, u32, &'static [u8]>,
         ord: u32,
     ) -> Result<Option<u32>, StoreError> {
-        let stored = block_key(table, ord)?;
-        let open = self.open.range(..=ord).next_back().map(|(k, _)| *k);
-        Ok(match (stored, open) {
-            (Some(s), Some(o)) => Some(s.max(o)),
-            (s, o) => s.or(o),
-        })
+        let stored = match table.range(ord..)?.next() {
+            Some(r) => Some(r?.0.value()),
+            None => None,
+        };
+        let open = self.open.range(ord..).next().map(|(k, _)| *k);
+        Ok(Some(match (stored, open) {
+            (Some(s), Some(o)) => s.min(o),
+            (Some(k), None) | (None, Some(k)) => k,
+            (None, None) => {
+                let stored = match table.last()? {
+                    Some((k, _)) => Some(k.value()),
+                    None => None,
+                };
+                match (stored, self.open.keys().next_back()) {
+                    (Some(s), Some(&o)) => s.max(o),
+                    (Some(k), None) | (None, Some(&k)) => k,
+                    (None, None) => return Ok(None),
+                }
+            }
+        }))
     }
 
     /// The row of `ord`, from its open block or read in place: a block is opened (copied
@@ -574,7 +591,8 @@ impl RowBlocks {
         })
     }
 
-    /// Writes every open block, split to size, in place of the blocks read.
+    /// Writes every open block, split to size and keyed by its last ordinal, in place of the
+    /// blocks read.
     fn write(self, table: &mut redb::Table<'_, u32, &'static [u8]>) -> Result<(), StoreError> {
         for key in self.read {
             table.remove(key)?;
@@ -584,13 +602,13 @@ impl RowBlocks {
             let mut bytes = 5;
             for (i, (_, row)) in rows.iter().enumerate() {
                 if i > start && bytes + 8 + row.len() > ROW_BLOCK_BYTES {
-                    table.insert(rows[start].0, RowBlock::encode(&rows[start..i]).as_slice())?;
+                    table.insert(rows[i - 1].0, RowBlock::encode(&rows[start..i]).as_slice())?;
                     (start, bytes) = (i, 5);
                 }
                 bytes += 8 + row.len();
             }
-            if start < rows.len() {
-                table.insert(rows[start].0, RowBlock::encode(&rows[start..]).as_slice())?;
+            if let Some((last, _)) = rows.last() {
+                table.insert(*last, RowBlock::encode(&rows[start..]).as_slice())?;
             }
         }
         Ok(())
@@ -1355,19 +1373,16 @@ impl JsonRows<'_> {
     }
 }
 
-/// The block of rows a lane of a streamed query is in: its key, the value redb read, where
-/// its rows lie, and, once the lane has moved on from a block, the range that reads the blocks
-/// after it.
+/// The block of rows a lane of a streamed query is in: the value redb read and where its
+/// rows lie.
 struct Lane<'g> {
-    start: u32,
     guard: redb::AccessGuard<'g, &'static [u8]>,
     block: RowBlock,
-    after: Option<redb::Range<'g, u32, &'static [u8]>>,
 }
 
 impl Lane<'_> {
     fn holds(&self, ord: u32) -> bool {
-        self.start <= ord && ord <= self.block.last()
+        self.block.first() <= ord && ord <= self.block.last()
     }
 }
 
@@ -1796,14 +1811,13 @@ where
         };
         let mut i = 0;
         'runs: while i < ords.len() {
-            let start = block_key(&self.rows, ords[i])?.unwrap_or(ords[i]);
-            let mut range = self.rows.range(start..)?;
+            let mut range = self.rows.range(ords[i]..)?;
             loop {
                 let Some(r) = range.next() else { break 'runs };
                 let (k, v) = r?;
                 let block = parse_block(k.value(), v.value())?;
                 // An ordinal with no row is damage verify reports; the query skips it.
-                while ords.get(i).is_some_and(|&o| o < k.value()) {
+                while ords.get(i).is_some_and(|&o| o < block.first()) {
                     i += 1;
                 }
                 while let Some(&ord) = ords.get(i).filter(|&&o| o <= block.last()) {
@@ -2105,7 +2119,9 @@ where
             }
             let cursor = &mut lanes[lane];
             if !cursor.as_ref().is_some_and(|lane| lane.holds(ord)) {
-                *cursor = self.lane_block(cursor.take(), ord)?;
+                // The block left is let go first, so its page's memory can serve the read.
+                *cursor = None;
+                *cursor = self.lane_block(ord)?;
             }
             let value = cursor.as_ref().and_then(|lane| lane.block.row(lane.guard.value(), ord));
             let Some(value) = value else {
@@ -2131,41 +2147,13 @@ where
         Ok(Some(Ok(())))
     }
 
-    /// The block that holds `ord` for a lane that was in `from`. A lane mostly moves on to
-    /// the next block, which its forward range reads; any other block is found from the top
-    /// of the tree. That search lands on the block after the one it wants (the tree's
-    /// separators are its leaves' last keys) and steps back, reading two leaves where the
-    /// forward range reads one.
-    fn lane_block<'g>(
-        &'g self,
-        from: Option<Lane<'g>>,
-        ord: u32,
-    ) -> Result<Option<Lane<'g>>, StoreError> {
-        if let Some(from) = from.filter(|lane| ord > lane.block.last()) {
-            let mut after = match from.after {
-                Some(after) => after,
-                None => self
-                    .rows
-                    .range((std::ops::Bound::Excluded(from.start), std::ops::Bound::Unbounded))?,
-            };
-            drop(from.guard);
-            // A next block that does not decode is left to the search below, which fails on
-            // it only if it is the block that holds `ord`.
-            if let Some(r) = after.next() {
-                let (k, guard) = r?;
-                if let Ok(block) = RowBlock::parse(k.value(), guard.value()) {
-                    let lane = Lane { start: k.value(), guard, block, after: Some(after) };
-                    if lane.holds(ord) {
-                        return Ok(Some(lane));
-                    }
-                }
-            }
-        }
-        Ok(match self.rows.range(..=ord)?.next_back() {
+    /// The block that holds `ord`, when there is one: the first keyed at or after it.
+    fn lane_block(&self, ord: u32) -> Result<Option<Lane<'_>>, StoreError> {
+        Ok(match self.rows.range(ord..)?.next() {
             Some(r) => {
                 let (k, guard) = r?;
                 let block = parse_block(k.value(), guard.value())?;
-                Some(Lane { start: k.value(), guard, block, after: None })
+                Some(Lane { guard, block })
             }
             None => None,
         })
@@ -2485,7 +2473,7 @@ pub(crate) fn check_expected(
                 continue;
             }
         };
-        if block_end.is_some_and(|end| end >= k.value()) {
+        if block_end.is_some_and(|end| end >= block.first()) {
             found.push(format!(
                 "the facet index's block of rows at {} overlaps the one before",
                 k.value()
@@ -3125,20 +3113,21 @@ mod tests {
     fn a_block_of_rows_cut_short_misordered_or_keyed_elsewhere_is_damage() {
         let row = |o: u32, text: &[u8]| (o, Box::<[u8]>::from(text));
         let bytes = RowBlock::encode(&[row(5, b"abc"), row(9, b"de")]);
-        let block = RowBlock::parse(5, &bytes).expect("parse");
+        let block = RowBlock::parse(9, &bytes).expect("parse");
         assert_eq!(block.row(&bytes, 5), Some(&b"abc"[..]));
         assert_eq!(block.row(&bytes, 9), Some(&b"de"[..]));
         assert_eq!(block.row(&bytes, 6), None);
-        assert_eq!(block.last(), 9);
-        assert!(RowBlock::parse(4, &bytes).is_err(), "keyed elsewhere than its first row");
+        assert_eq!((block.first(), block.last()), (5, 9));
+        assert!(RowBlock::parse(5, &bytes).is_err(), "keyed elsewhere than its last row");
+        assert!(RowBlock::parse(10, &bytes).is_err(), "keyed elsewhere than its last row");
         for cut in 0..bytes.len() {
-            assert!(RowBlock::parse(5, &bytes[..cut]).is_err(), "cut at {cut}");
+            assert!(RowBlock::parse(9, &bytes[..cut]).is_err(), "cut at {cut}");
         }
         let mut longer = bytes.clone();
         longer.push(0);
-        assert!(RowBlock::parse(5, &longer).is_err(), "bytes past the last row");
+        assert!(RowBlock::parse(9, &longer).is_err(), "bytes past the last row");
         let misordered = RowBlock::encode(&[row(9, b"de"), row(5, b"abc")]);
-        assert!(RowBlock::parse(9, &misordered).is_err());
+        assert!(RowBlock::parse(5, &misordered).is_err());
         assert!(RowBlock::parse(0, &RowBlock::encode(&[])).is_err(), "a block holds a row");
     }
 

@@ -340,11 +340,11 @@ fn a_row_block_damaged_after_rows_went_out_fails_the_query_and_is_rebuilt() {
                 k.value().1
             };
             let mut rows = w.open_table(ROWS).expect("rows");
-            // Rows are stored in blocks keyed by their first ordinal: the entry's is the last
-            // key at or below its ordinal.
+            // Rows are stored in blocks keyed by their last ordinal: the entry's is the first
+            // key at or after its ordinal.
             let block = {
-                let mut before = rows.range(..=ord).expect("range");
-                let (k, _) = before.next_back().expect("a block").expect("read");
+                let mut after = rows.range(ord..).expect("range");
+                let (k, _) = after.next().expect("a block").expect("read");
                 k.value()
             };
             rows.insert(block, [3u8, 9, 0xff].as_slice()).expect("insert");
