@@ -15,6 +15,9 @@
 //!   file three levels down, so the climb (resolved as if from the root) is a warning, and an
 //!   error only when what it reaches is outside whatever the depth (a system root such as
 //!   `../../etc/passwd`, or a credential or key file such as `../../.ssh/id_rsa`);
+//! - relative paths that go down into a directory and then climb above where they start
+//!   (`.agents/skills/../../../../.git/hooks`): a detour that reaches above the root from
+//!   wherever it is resolved, so an error whether or not the file's place is known;
 //! - when `repo_root` is given: relative paths that exist on disk (from `file_dir` or from the
 //!   root) but resolve, through a symlink, outside the canonical root.
 //!
@@ -24,7 +27,8 @@
 //!
 //! Provenance-marked absolute paths (`/tmp/opencode/… (session-local)`, `/home/tilelang/…`) are
 //! still findings: the marker is free text and cannot vouch for a path outside the tree. On a
-//! marked line the finding is a warning (provenance may rot, spec §1), otherwise an error.
+//! marked line the finding is a warning (provenance may rot, spec §1), otherwise an error;
+//! a detour, or a path to credentials, keys or system configuration, is an error either way.
 
 use std::path::{Component, Path, PathBuf};
 use std::sync::{Arc, LazyLock};
@@ -201,6 +205,32 @@ impl Context {
             (None, _) => Context::keyed(None, None, 0, dir_label, located),
         }
     }
+}
+
+/// How many levels above its own start a relative path climbs after it has gone down into a
+/// named directory (0 = none): `.agents/skills/../../../../.git/hooks` goes down two and up
+/// four. A link climbs out of its file's directory by leading `..` segments; no link goes
+/// down first and then climbs past where it began, and such a detour reaches above the root
+/// from wherever the path is resolved (a `target_doc:` is written from the root, a link from
+/// its file), so it is judged without knowing the file's place.
+fn detour_levels(token: &str) -> usize {
+    let (mut depth, mut lowest, mut descended) = (0i64, 0i64, false);
+    for seg in token.split(['/', '\\']) {
+        match seg {
+            "" | "." => {}
+            ".." => {
+                depth -= 1;
+                if descended {
+                    lowest = lowest.min(depth);
+                }
+            }
+            _ => {
+                depth += 1;
+                descended = true;
+            }
+        }
+    }
+    usize::try_from(-lowest).unwrap_or(0)
 }
 
 /// How many levels above the root a relative path climbs (0 = stays inside).
@@ -649,7 +679,13 @@ fn line_findings(ctx: &Context, raw_line: &str) -> Vec<(Severity, String)> {
             && token.split(['/', '\\']).any(|s| s == "..")
         {
             let levels = escape_levels(ctx.depth, token);
-            if levels > 0 && ctx.located {
+            let detour = detour_levels(token);
+            if detour > 0 {
+                let kind = format!(
+                    "`..` traversal goes down into a directory and then climbs {detour} level(s) above where the path starts, a detour no link needs"
+                );
+                push(&kind, token, &mut found);
+            } else if levels > 0 && ctx.located {
                 let kind = format!(
                     "`..` traversal climbs {levels} level(s) above the repository root (resolved from {})",
                     ctx.dir_label
@@ -686,10 +722,12 @@ fn line_findings(ctx: &Context, raw_line: &str) -> Vec<(Severity, String)> {
     };
     let mut out = Vec::new();
     for (kind, frag) in found {
-        let blocking = !marked && is_sensitive(&kind, &frag);
         // A provenance-marked path records where a fact came from; the spec lets provenance
         // rot, so it is reported, not blocking. An unmarked one is content that points a
-        // future reader outside the repository.
+        // future reader outside the repository. A marker does not vouch for a detour or for a
+        // path to a secret: no record of where a fact came from needs either.
+        let vouched = marked && !kind.contains("detour") && !names_a_secret(&frag);
+        let blocking = !vouched && is_sensitive(&kind, &frag);
         let severity = if blocking { Severity::Error } else { Severity::Warning };
         out.push((severity, format!("{kind}: {}{suffix}", quote(&frag, 80))));
     }
@@ -711,6 +749,11 @@ fn is_sensitive(kind: &str, frag: &str) -> bool {
     } else if kind.contains("traversal") || kind.contains("symlink") {
         return true;
     }
+    names_a_secret(frag)
+}
+
+/// Whether a path names credentials, keys or system configuration (or is a root).
+fn names_a_secret(frag: &str) -> bool {
     let f = frag.to_ascii_lowercase();
     const SENSITIVE: &[&str] = &[
         "/etc/",
@@ -854,6 +897,34 @@ mod tests {
         ] {
             assert_eq!(errors(t, None), 1, "{t}");
         }
+    }
+
+    #[test]
+    fn a_path_that_goes_down_and_climbs_past_its_start_blocks_wherever_its_file_is() {
+        let deep = Path::new(".agents/skills/tilelang-op-optimize/references/pattern-library");
+        for t in [
+            "target_doc: .agents/skills/../../../../.git/hooks/pre-commit",
+            "target_doc: .agents/../../../.github/workflows/kb-gate.yml",
+            "see [notes](docs/../../../outside.md)",
+        ] {
+            assert_eq!(errors(t, None), 1, "{t}");
+            assert_eq!(errors(t, Some(deep)), 1, "{t} from {}", deep.display());
+        }
+        // Climbing first, or coming back no higher than the start, is no detour.
+        assert_eq!(check_paths("[r](../../repro/x.py)", None, Some(deep)).len(), 0);
+        assert_eq!(check_paths("see docs/../README.md", None, None).len(), 0);
+        assert_eq!(detour_levels(".agents/skills/../../../../.git"), 2);
+        assert_eq!(detour_levels("../../a/b"), 0);
+        assert_eq!(detour_levels("../a/../../b"), 2);
+    }
+
+    #[test]
+    fn a_provenance_marker_does_not_vouch_for_a_path_to_a_secret() {
+        let secret =
+            "原始档案见 [第三轮日志](../../../../../../../home/runner/.ascend/token)（溯源）";
+        assert_eq!(errors(secret, None), 1);
+        let scratch = "probe script at /tmp/opencode/probe.py (session-local)";
+        assert_eq!((check_paths(scratch, None, None).len(), errors(scratch, None)), (1, 0));
     }
 
     #[test]
