@@ -445,6 +445,23 @@ impl RowBlock {
         bytes.get(start as usize..end as usize)
     }
 
+    /// The bytes of the row of `ord`, searched for from the row at `*at` on, for a reader
+    /// whose ordinals rise (a lane of a streamed query): a step or two instead of a binary
+    /// search. `*at` is left at the row after it; an ordinal below `*at` is searched for
+    /// from the start.
+    fn row_after<'b>(&self, bytes: &'b [u8], ord: u32, at: &mut usize) -> Option<&'b [u8]> {
+        let mut i = *at;
+        if i > self.rows.len() || (i > 0 && self.rows[i - 1].0 >= ord) {
+            i = self.rows.partition_point(|&(o, _, _)| o < ord);
+        }
+        while self.rows.get(i).is_some_and(|&(o, _, _)| o < ord) {
+            i += 1;
+        }
+        let &(o, start, end) = self.rows.get(i)?;
+        *at = i + 1;
+        (o == ord).then(|| bytes.get(start as usize..end as usize)).flatten()
+    }
+
     /// The first ordinal the block holds.
     fn first(&self) -> u32 {
         self.rows.first().map_or(0, |&(o, _, _)| o)
@@ -847,7 +864,9 @@ struct RowView<'a> {
     file_no: u32,
     line: u64,
     file: Option<&'a str>,
-    id: &'a str,
+    /// The id's bytes, written from a `String`; not checked as UTF-8 here, since a streamed
+    /// query prints the id from the row's JSON and reads these only to mark quarantine.
+    id: &'a [u8],
     head: &'a [u8],
     tail: &'a [u8],
 }
@@ -878,7 +897,7 @@ impl<'a> RowView<'a> {
         let own = u32_of(take(4)?);
         let file = if own == NO_OWN_FILE { None } else { Some(text(take(own as usize)?)?) };
         let id_len = u32_of(take(4)?) as usize;
-        let id = text(take(id_len)?)?;
+        let id = take(id_len)?;
         let head_len = u32_of(take(4)?) as usize;
         let head = take(head_len)?;
         let tail = &bytes[at..];
@@ -1361,7 +1380,8 @@ impl JsonRows<'_> {
 
     /// The id of row `i`.
     pub fn id(&self, i: usize) -> &str {
-        // Checked as UTF-8 when the row was read.
+        // Empty if the stored bytes are damaged: the printed row carries its own copy of the
+        // id, in its JSON.
         std::str::from_utf8(self.parts(i).0).unwrap_or_default()
     }
 
@@ -1378,6 +1398,8 @@ impl JsonRows<'_> {
 struct Lane<'g> {
     guard: redb::AccessGuard<'g, &'static [u8]>,
     block: RowBlock,
+    /// The index of the row after the last one read.
+    at: usize,
 }
 
 impl Lane<'_> {
@@ -1515,16 +1537,17 @@ fn fewest_lanes(keys: &[u128], placed: &[(u32, OrderSlot)]) -> Option<Vec<u8>> {
 /// One row of a streamed JSON query ([`crate::ReadTxn::query_json_stream`]), as it lies in
 /// the page redb read.
 pub struct JsonRow<'a> {
-    id: &'a str,
+    id: &'a [u8],
     head: &'a [u8],
     path: &'a [u8],
     tail: &'a [u8],
 }
 
 impl JsonRow<'_> {
-    /// The entry id.
+    /// The entry id (empty if its stored bytes are damaged: the printed row carries its own
+    /// copy of the id, in its JSON).
     pub fn id(&self) -> &str {
-        self.id
+        std::str::from_utf8(self.id).unwrap_or_default()
     }
 
     /// Appends the row as compact JSON, byte for byte what serde_json writes for its
@@ -1971,7 +1994,7 @@ where
                 owns.push(f.to_string());
                 owns.len() - 1
             });
-            let span = copied.push(v.id.as_bytes(), v.head, v.tail);
+            let span = copied.push(v.id, v.head, v.tail);
             kept.push(Kept { ord, span, line: v.line, file_no: v.file_no, own });
             Ok(())
         })?;
@@ -2123,7 +2146,9 @@ where
                 *cursor = None;
                 *cursor = self.lane_block(ord)?;
             }
-            let value = cursor.as_ref().and_then(|lane| lane.block.row(lane.guard.value(), ord));
+            let value = cursor
+                .as_mut()
+                .and_then(|lane| lane.block.row_after(lane.guard.value(), ord, &mut lane.at));
             let Some(value) = value else {
                 return Err(corrupted(
                     "idx.q.order",
@@ -2153,7 +2178,7 @@ where
             Some(r) => {
                 let (k, guard) = r?;
                 let block = parse_block(k.value(), guard.value())?;
-                Some(Lane { guard, block })
+                Some(Lane { guard, block, at: 0 })
             }
             None => None,
         })
@@ -2957,7 +2982,7 @@ mod tests {
             let stored = StoredRow::new(row.clone(), 7, &layout_path);
             let bytes = encode_row(&stored);
             let view = RowView::parse(&bytes).expect("parse");
-            prop_assert_eq!(view.id, row.id.as_str());
+            prop_assert_eq!(view.id, row.id.as_bytes());
             prop_assert_eq!(view.line, line);
             prop_assert_eq!(view.file_no, 7);
             let mut printed = view.head.to_vec();
@@ -3118,6 +3143,15 @@ mod tests {
         assert_eq!(block.row(&bytes, 9), Some(&b"de"[..]));
         assert_eq!(block.row(&bytes, 6), None);
         assert_eq!((block.first(), block.last()), (5, 9));
+        // Searched for forward, as a lane reads, and from the start when asked for less.
+        let mut at = 0;
+        assert_eq!(block.row_after(&bytes, 5, &mut at), Some(&b"abc"[..]));
+        assert_eq!(block.row_after(&bytes, 7, &mut at), None);
+        assert_eq!(block.row_after(&bytes, 9, &mut at), Some(&b"de"[..]));
+        assert_eq!(block.row_after(&bytes, 10, &mut at), None);
+        assert_eq!(block.row_after(&bytes, 5, &mut at), Some(&b"abc"[..]));
+        let mut past = 7;
+        assert_eq!(block.row_after(&bytes, 9, &mut past), Some(&b"de"[..]));
         assert!(RowBlock::parse(5, &bytes).is_err(), "keyed elsewhere than its last row");
         assert!(RowBlock::parse(10, &bytes).is_err(), "keyed elsewhere than its last row");
         for cut in 0..bytes.len() {
