@@ -555,10 +555,7 @@ impl RowBlocks {
             (Some(s), Some(o)) => s.min(o),
             (Some(k), None) | (None, Some(k)) => k,
             (None, None) => {
-                let stored = match table.last()? {
-                    Some((k, _)) => Some(k.value()),
-                    None => None,
-                };
+                let stored = table.last()?.map(|(k, _)| k.value());
                 match (stored, self.open.keys().next_back()) {
                     (Some(s), Some(&o)) => s.max(o),
                     (Some(k), None) | (None, Some(&k)) => k,
