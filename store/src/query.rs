@@ -75,8 +75,9 @@ pub const INDEX_MARK_TABLE: &str = "idx.q.meta";
 /// stores rows as JSON fragments ([`ROW_FORMAT`]); a store whose index was built with bincode
 /// rows (`ready.v1`) has no `ready.v2` mark, so its index is rebuilt like one that is missing.
 /// Version 3 adds the order table ([`ORDER`]): a version-2 index is rebuilt the same way.
-/// Version 4 keys blocks of rows by their last ordinal ([`RowBlock`]).
-pub(crate) const READY: &str = "ready.v4";
+/// Version 4 keys blocks of rows by their last ordinal ([`RowBlock`]); version 5 stores rows
+/// without the keys around the path and without a second copy of the id ([`ROW_FORMAT`] 3).
+pub(crate) const READY: &str = "ready.v5";
 const NEXT_ORDINAL: &str = "next_ordinal";
 const NEXT_FILE: &str = "next_file";
 
@@ -265,8 +266,13 @@ fn corrupted(table: &'static str, key: impl std::fmt::Display, detail: String) -
 }
 
 /// The first byte of a stored row: rows as JSON fragments. Bincode values start with
-/// [`codec::VALUE_FORMAT`] (1), so a row of the older layout reads as damage, never as garbage.
-const ROW_FORMAT: u8 = 2;
+/// [`codec::VALUE_FORMAT`] (1), so a row of the older layout reads as damage, never as garbage;
+/// format 2 kept the id twice and the keys around the path in every row.
+const ROW_FORMAT: u8 = 3;
+
+/// The id-length word of a row whose id is its JSON string without the quotes (an id with
+/// nothing to escape, which is every id the spec allows), so it is not stored twice.
+const ID_IN_JSON: u32 = u32::MAX;
 
 /// No path of its own: the row's file is the layout it belongs to.
 const NO_OWN_FILE: u32 = u32::MAX;
@@ -745,13 +751,15 @@ fn empty_order_block() -> Vec<u8> {
 /// Encodes a row. Layout, integers little-endian:
 ///
 /// `ROW_FORMAT`, file number (u32), line (u64), own file (u32 length or [`NO_OWN_FILE`], bytes),
-/// id (u32 length, bytes), head (u32 length, bytes), tail (the rest).
+/// id (u32 length, bytes; or [`ID_IN_JSON`] and no bytes), head (u32 length, bytes), tail (the
+/// rest).
 ///
-/// `head` is the row's compact JSON up to the file's value, `{"id":…,"kind":…,"title":…,"file":`,
-/// and `tail` the rest without the closing brace, `,"line":…,…,"status":…`. A query prints
-/// `head`, the path as a JSON string, `tail`, then `}` (or `,"quarantined":true}`): the same
-/// bytes serde_json writes for a [`QueryRow`], field by field, because each value is written
-/// by serde_json itself.
+/// `head` is the row's compact JSON from the id's value to the title's, `"…","kind":…,
+/// "title":…`, and `tail` from the line's value to the end without the closing brace,
+/// `…,"family":…,…,"status":…`. A query prints `{"id":`, `head`, `,"file":`, the path as a JSON
+/// string, `,"line":`, `tail`, then `}` (or `,"quarantined":true}`) ([`write_json_row`]): the
+/// same bytes serde_json writes for a [`QueryRow`], field by field, because each value is
+/// written by serde_json itself.
 fn encode_row(row: &StoredRow) -> Vec<u8> {
     encode_fields(&RowFields {
         id: &row.id,
@@ -827,20 +835,24 @@ fn encode_fields(row: &RowFields<'_>) -> Vec<u8> {
         }
         None => out.extend_from_slice(&NO_OWN_FILE.to_le_bytes()),
     }
-    out.extend_from_slice(&len(row.id.len()));
-    out.extend_from_slice(row.id.as_bytes());
+    let mut id_json = Vec::with_capacity(row.id.len() + 2);
+    json(&mut id_json, row.id);
+    if id_json.len() == row.id.len() + 2 {
+        // Nothing escaped (escaping only lengthens): the id is its JSON string's inside.
+        out.extend_from_slice(&ID_IN_JSON.to_le_bytes());
+    } else {
+        out.extend_from_slice(&len(row.id.len()));
+        out.extend_from_slice(row.id.as_bytes());
+    }
     let head_at = out.len();
     out.extend_from_slice(&[0; 4]);
-    out.extend_from_slice(b"{\"id\":");
-    json(&mut out, row.id);
+    out.extend_from_slice(&id_json);
     out.extend_from_slice(b",\"kind\":");
     json(&mut out, row.kind);
     out.extend_from_slice(b",\"title\":");
     json(&mut out, row.title);
-    out.extend_from_slice(b",\"file\":");
     let head_len = out.len() - head_at - 4;
     out[head_at..head_at + 4].copy_from_slice(&len(head_len));
-    out.extend_from_slice(b",\"line\":");
     json(&mut out, &row.line);
     out.extend_from_slice(b",\"family\":");
     json(&mut out, row.family);
@@ -893,24 +905,29 @@ impl<'a> RowView<'a> {
         let line = u64::from_le_bytes(line);
         let own = u32_of(take(4)?);
         let file = if own == NO_OWN_FILE { None } else { Some(text(take(own as usize)?)?) };
-        let id_len = u32_of(take(4)?) as usize;
-        let id = take(id_len)?;
+        let id_len = u32_of(take(4)?);
+        let raw_id = if id_len == ID_IN_JSON { None } else { Some(take(id_len as usize)?) };
         let head_len = u32_of(take(4)?) as usize;
         let head = take(head_len)?;
         let tail = &bytes[at..];
-        if !head.starts_with(b"{") || !head.ends_with(b":") {
-            return Err("the row's JSON does not start like an object".to_string());
+        if !head.starts_with(b"\"") || !tail.first().is_some_and(u8::is_ascii_digit) {
+            return Err("the row's JSON does not start with an id and a line".to_string());
         }
+        let id = match raw_id {
+            Some(id) => id,
+            // The inside of the id's JSON string, which has no quote: nothing was escaped.
+            None => match head[1..].iter().position(|&b| b == b'"') {
+                Some(end) => &head[1..1 + end],
+                None => return Err("the row's id has no closing quote".to_string()),
+            },
+        };
         Ok(RowView { file_no, line, file, id, head, tail })
     }
 
     /// The row as a [`StoredRow`]: its JSON, with an empty file, parsed back.
     fn decode(&self) -> Result<StoredRow, String> {
-        let mut json = Vec::with_capacity(self.head.len() + self.tail.len() + 3);
-        json.extend_from_slice(self.head);
-        json.extend_from_slice(b"\"\"");
-        json.extend_from_slice(self.tail);
-        json.push(b'}');
+        let mut json = Vec::with_capacity(self.head.len() + self.tail.len() + 32);
+        write_json_row(self.head, b"\"\"", self.tail, false, &mut json);
         let row: QueryRow = serde_json::from_slice(&json)
             .map_err(|e| format!("the row's JSON does not parse ({e})"))?;
         Ok(StoredRow {
@@ -1554,11 +1571,14 @@ impl JsonRow<'_> {
     }
 }
 
-/// Appends a stored row's JSON: its head, its path as a JSON string, its tail, and the
-/// closing brace (after `"quarantined":true` when it is).
+/// Appends a stored row's JSON (see [`encode_row`]): the keys around its head, its path as a
+/// JSON string and its tail, and the closing brace (after `"quarantined":true` when it is).
 fn write_json_row(head: &[u8], path: &[u8], tail: &[u8], quarantined: bool, out: &mut Vec<u8>) {
+    out.extend_from_slice(b"{\"id\":");
     out.extend_from_slice(head);
+    out.extend_from_slice(b",\"file\":");
     out.extend_from_slice(path);
+    out.extend_from_slice(b",\"line\":");
     out.extend_from_slice(tail);
     out.extend_from_slice(if quarantined { b",\"quarantined\":true}" } else { b"}" });
 }
@@ -2962,7 +2982,7 @@ mod tests {
         /// to the same row.
         #[test]
         fn a_stored_row_prints_as_serde_json_and_decodes_back(
-            id in "\\PC{0,12}",
+            id in prop_oneof!["\\PC{0,12}", "[a-zA-Z0-9_\"\\\\\x01µ实-]{0,12}"],
             kind in ".{0,6}",
             title in "[\"\\\\\\x00-\\x1f a-z\u{7f}\u{2028}µ实测]{0,24}",
             file in "[a-z/\"\\\\.\u{1}]{0,20}",
@@ -2982,10 +3002,9 @@ mod tests {
             prop_assert_eq!(view.id, row.id.as_bytes());
             prop_assert_eq!(view.line, line);
             prop_assert_eq!(view.file_no, 7);
-            let mut printed = view.head.to_vec();
-            printed.extend_from_slice(&serde_json::to_vec(&row.file).expect("path"));
-            printed.extend_from_slice(view.tail);
-            printed.push(b'}');
+            let mut printed = Vec::new();
+            let path = serde_json::to_vec(&row.file).expect("path");
+            write_json_row(view.head, &path, view.tail, false, &mut printed);
             let want = serde_json::to_vec(&row).expect("json");
             prop_assert_eq!(String::from_utf8_lossy(&printed), String::from_utf8_lossy(&want));
             prop_assert_eq!(view.decode().expect("decode"), stored);
