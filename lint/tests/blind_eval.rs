@@ -206,6 +206,9 @@ fn untrained_scored_batches_hold_their_blind_figures() {
         // go down and climb past their start, one provenance-marked path to a token) led to
         // the detour and secret-path rules of `paths.rs`, so it is no longer blind: 177.
         ("scored/batch-7", 177, 304, 15, 296),
+        // Blind batch-8, scored once at 3acf397 (the round-6 detector with f073c03's path
+        // rules; `blind/RESULTS.md`).
+        ("scored/batch-8", 189, 355, 8, 314),
     ];
     for dir in batches("scored") {
         assert!(floors.iter().any(|f| f.0 == dir), "{dir}: a scored set without a floor");
