@@ -207,47 +207,52 @@ impl Context {
     }
 }
 
-/// How many levels above its own start a relative path climbs after it has gone down into a
-/// named directory (0 = none): `.agents/skills/../../../../.git/hooks` goes down two and up
-/// four. A link climbs out of its file's directory by leading `..` segments; no link goes
-/// down first and then climbs past where it began, and such a detour reaches above the root
-/// from wherever the path is resolved (a `target_doc:` is written from the root, a link from
-/// its file), so it is judged without knowing the file's place.
-fn detour_levels(token: &str) -> usize {
-    let (mut depth, mut lowest, mut descended) = (0i64, 0i64, false);
-    for seg in token.split(['/', '\\']) {
-        match seg {
-            "" | "." => {}
-            ".." => {
-                depth -= 1;
-                if descended {
-                    lowest = lowest.min(depth);
-                }
-            }
-            _ => {
-                depth += 1;
-                descended = true;
-            }
-        }
-    }
-    usize::try_from(-lowest).unwrap_or(0)
+/// How far below its own start a relative path's `..` segments take it (0 or less): the lowest
+/// point of the walk, and the lowest after the walk first went down into a named directory.
+struct Walk {
+    lowest: i64,
+    lowest_after_descent: i64,
 }
 
-/// How many levels above the root a relative path climbs (0 = stays inside).
-fn escape_levels(depth: usize, token: &str) -> usize {
-    let mut d = i64::try_from(depth).unwrap_or(i64::MAX);
-    let mut lowest = d;
-    for seg in token.split(['/', '\\']) {
-        match seg {
-            "" | "." => {}
-            ".." => {
-                d -= 1;
-                lowest = lowest.min(d);
+impl Walk {
+    fn of(token: &str) -> Walk {
+        let (mut depth, mut descended) = (0i64, false);
+        let mut walk = Walk { lowest: 0, lowest_after_descent: 0 };
+        for seg in token.split(['/', '\\']) {
+            match seg {
+                "" | "." => {}
+                ".." => {
+                    depth -= 1;
+                    walk.lowest = walk.lowest.min(depth);
+                    if descended {
+                        walk.lowest_after_descent = walk.lowest_after_descent.min(depth);
+                    }
+                }
+                _ => {
+                    depth += 1;
+                    descended = true;
+                }
             }
-            _ => d += 1,
         }
+        walk
     }
-    usize::try_from(-lowest.min(0)).unwrap_or(0)
+
+    /// How many levels above the root the path climbs from a file `depth` levels down (0 =
+    /// stays inside).
+    fn escape_levels(&self, depth: usize) -> usize {
+        let depth = i64::try_from(depth).unwrap_or(i64::MAX);
+        usize::try_from(-depth.saturating_add(self.lowest)).unwrap_or(0)
+    }
+
+    /// How many levels above its own start the path climbs after it has gone down into a
+    /// named directory (0 = none): `.agents/skills/../../../../.git/hooks` goes down two and
+    /// up four. A link climbs out of its file's directory by leading `..` segments; no link
+    /// goes down first and then climbs past where it began, and such a detour reaches above
+    /// the root from wherever the path is resolved (a `target_doc:` is written from the root,
+    /// a link from its file), so it is judged without knowing the file's place.
+    fn detour_levels(&self) -> usize {
+        usize::try_from(-self.lowest_after_descent).unwrap_or(0)
+    }
 }
 
 fn is_name_segment(seg: &str) -> bool {
@@ -678,8 +683,8 @@ fn line_findings(ctx: &Context, raw_line: &str) -> Vec<(Severity, String)> {
             && (token.contains('/') || token.contains('\\'))
             && token.split(['/', '\\']).any(|s| s == "..")
         {
-            let levels = escape_levels(ctx.depth, token);
-            let detour = detour_levels(token);
+            let walk = Walk::of(token);
+            let (levels, detour) = (walk.escape_levels(ctx.depth), walk.detour_levels());
             if detour > 0 {
                 let kind = format!(
                     "`..` traversal goes down into a directory and then climbs {detour} level(s) above where the path starts, a detour no link needs"
@@ -913,9 +918,9 @@ mod tests {
         // Climbing first, or coming back no higher than the start, is no detour.
         assert_eq!(check_paths("[r](../../repro/x.py)", None, Some(deep)).len(), 0);
         assert_eq!(check_paths("see docs/../README.md", None, None).len(), 0);
-        assert_eq!(detour_levels(".agents/skills/../../../../.git"), 2);
-        assert_eq!(detour_levels("../../a/b"), 0);
-        assert_eq!(detour_levels("../a/../../b"), 2);
+        assert_eq!(Walk::of(".agents/skills/../../../../.git").detour_levels(), 2);
+        assert_eq!(Walk::of("../../a/b").detour_levels(), 0);
+        assert_eq!(Walk::of("../a/../../b").detour_levels(), 2);
     }
 
     #[test]
