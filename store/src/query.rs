@@ -552,10 +552,7 @@ impl RowBlocks {
         table: &redb::Table<'_, u32, &'static [u8]>,
         ord: u32,
     ) -> Result<Option<u32>, StoreError> {
-        let stored = match table.range(ord..)?.next() {
-            Some(r) => Some(r?.0.value()),
-            None => None,
-        };
+        let stored = table.range(ord..)?.next().transpose()?.map(|(k, _)| k.value());
         let open = self.open.range(ord..).next().map(|(k, _)| *k);
         Ok(Some(match (stored, open) {
             (Some(s), Some(o)) => s.min(o),
@@ -1422,13 +1419,31 @@ impl Lane<'_> {
     }
 }
 
+/// The index of the row an output-order key packs in its low 32 bits ([`output_order`],
+/// `Reader::json_order`).
+fn row_of_key(key: u128) -> usize {
+    (key & u128::from(u32::MAX)) as usize
+}
+
+/// The index of the file an [`output_order`] key packs in its bits 32 to 63.
+fn file_of_key(key: u128) -> usize {
+    ((key >> 32) & u128::from(u32::MAX)) as usize
+}
+
+/// Whether numbers up to `greatest` are dense enough among `rows` rows to be looked up in a
+/// table as long as the greatest: file numbers and ranks are given out from 0, and only a
+/// damaged index makes them sparser.
+fn dense_enough(greatest: usize, rows: usize) -> bool {
+    greatest <= 4 * rows + 4096
+}
+
 /// The distinct file numbers the slots of `placed` name, ascending, and for each row the
 /// index of its file among them. Numbers are given out from 0, so a table as long as the
 /// greatest finds them in one pass; numbers far sparser than the rows (which a damaged order
 /// table could hold) are sorted instead.
 fn files_of(placed: &[(u32, OrderSlot)]) -> (Vec<u32>, Vec<u32>) {
     let greatest = placed.iter().map(|(_, s)| s.file_no).max().unwrap_or(0) as usize;
-    if greatest <= 4 * placed.len() + 4096 {
+    if dense_enough(greatest, placed.len()) {
         let mut index = vec![u32::MAX; greatest + 1];
         for (_, slot) in placed {
             index[slot.file_no as usize] = 0;
@@ -1465,7 +1480,7 @@ fn output_order(placed: &[(u32, OrderSlot)], file_of: &[u32], rank: &[usize]) ->
             | i as u128
     };
     let ranks = rank.iter().max().map_or(0, |&r| r + 1);
-    if ranks > 4 * placed.len() + 4096 {
+    if !dense_enough(ranks, placed.len()) {
         let mut keys: Vec<u128> = (0..placed.len()).map(key).collect();
         keys.sort_unstable();
         return keys;
@@ -1502,7 +1517,7 @@ fn output_order(placed: &[(u32, OrderSlot)], file_of: &[u32], rank: &[usize]) ->
 fn clustered_lanes(keys: &[u128], placed: &[(u32, OrderSlot)]) -> Option<Vec<u8>> {
     let mut out_at = vec![u32::MAX; placed.len()];
     for (n, &key) in keys.iter().enumerate() {
-        out_at[(key & u128::from(u32::MAX)) as usize] = n as u32;
+        out_at[row_of_key(key)] = n as u32;
     }
     let mut run_of = vec![0u8; placed.len()];
     let (mut run, mut last) = (0usize, None);
@@ -1519,7 +1534,7 @@ fn clustered_lanes(keys: &[u128], placed: &[(u32, OrderSlot)]) -> Option<Vec<u8>
         run_of[i] = run as u8;
         last = Some(at);
     }
-    Some(keys.iter().map(|&key| run_of[(key & u128::from(u32::MAX)) as usize]).collect())
+    Some(keys.iter().map(|&key| run_of[row_of_key(key)]).collect())
 }
 
 /// The lanes of the rows `keys` lists in output order, as few as there can be: each row goes
@@ -1530,7 +1545,7 @@ fn fewest_lanes(keys: &[u128], placed: &[(u32, OrderSlot)]) -> Option<Vec<u8>> {
     let mut tails: Vec<(u32, u8)> = Vec::new();
     let mut lane_of: Vec<u8> = Vec::with_capacity(keys.len());
     for &key in keys {
-        let ord = placed[(key & u128::from(u32::MAX)) as usize].0;
+        let ord = placed[row_of_key(key)].0;
         let lane = match tails.partition_point(|&(last, _)| last < ord) {
             0 if tails.len() < MAX_LANES => {
                 let lane = tails.len() as u8;
@@ -2151,8 +2166,8 @@ where
         let mut lanes: Vec<Option<Lane<'_>>> = Vec::new();
         for (n, &key) in keys[wanted.clone()].iter().enumerate() {
             let i = wanted.start + n;
-            let (ord, slot) = placed[(key & u128::from(u32::MAX)) as usize];
-            let file = ((key >> 32) & u128::from(u32::MAX)) as usize;
+            let (ord, slot) = placed[row_of_key(key)];
+            let file = file_of_key(key);
             let lane = usize::from(lane_of[n]);
             if lanes.len() <= lane {
                 lanes.resize_with(lane + 1, || None);
@@ -2219,8 +2234,7 @@ where
             })
             .collect();
         keys.sort_unstable();
-        let mut order: Vec<usize> =
-            keys.iter().map(|&k| (k & u128::from(u32::MAX)) as usize).collect();
+        let mut order: Vec<usize> = keys.iter().map(|&k| row_of_key(k)).collect();
         let mut start = 0;
         while start < keys.len() {
             let end =
@@ -3251,7 +3265,7 @@ mod tests {
     fn lanes_rise(keys: &[u128], placed: &[(u32, OrderSlot)], lanes: &[u8]) -> bool {
         let mut last: HashMap<u8, u32> = HashMap::new();
         keys.iter().zip(lanes).all(|(&key, &lane)| {
-            let ord = placed[(key & u128::from(u32::MAX)) as usize].0;
+            let ord = placed[row_of_key(key)].0;
             last.insert(lane, ord).is_none_or(|before| before < ord)
         })
     }
@@ -3344,10 +3358,7 @@ mod tests {
         let placed = [slot(9), slot(4), slot(1), slot(7), slot(2), slot(5), slot(3)];
         let file_of = [0, 1, 0, 2, 3, 1, 0];
         let order = |rank: &[usize]| -> Vec<usize> {
-            output_order(&placed, &file_of, rank)
-                .iter()
-                .map(|&k| (k & u128::from(u32::MAX)) as usize)
-                .collect()
+            output_order(&placed, &file_of, rank).iter().map(|&k| row_of_key(k)).collect()
         };
         // Rank 0 is file 1 (lines 4, 5), rank 1 file 3 (line 2), rank 2 file 0 (lines 1, 3,
         // 9), rank 3 file 2 (line 7).
