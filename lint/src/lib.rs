@@ -23,6 +23,7 @@ mod hidden;
 mod imperative;
 mod injection;
 mod intent;
+mod norms;
 mod paths;
 mod python;
 mod score;
@@ -128,19 +129,19 @@ pub fn scorer_meta() -> (u64, u32) {
 }
 
 /// Builds a fresh copy of every table the checks otherwise build once per process, on first
-/// use (the phrase rules and their literal prefilter, the lexicon automaton; the scorer's
+/// use (the phrase rules and their literal prefilter, the lexicon and norm automata; the scorer's
 /// weights are a table built into the binary by `build.rs`, so only their size is counted),
 /// and returns their sizes; for the construction benchmark, not part of the checking
 /// API. A phrase rule's regex is compiled only when a line may match it, so it is not part of
 /// this cost.
 #[doc(hidden)]
 pub fn construct_detectors() -> usize {
-    injection::construct() + intent::construct() + score::construct()
+    injection::construct() + intent::construct() + score::construct() + norms::construct()
 }
 
 /// Builds now, on the calling thread, the tables that every check otherwise builds on the first
 /// line that needs each (the phrase rules' literal prefilter, the lexicon automaton, the stance
-/// cues), so that a caller with a spare core can pay for them while it does other work, e.g.
+/// cues, the norm table), so that a caller with a spare core can pay for them while it does other work, e.g.
 /// while it reads the records it is about to check. Idempotent and safe to call from any
 /// thread at any time: a check that needs a table still being built waits for it, and no
 /// finding depends on when a table was built. The phrase rules' regexes are not compiled here:
@@ -149,6 +150,7 @@ pub fn warm_up() {
     injection::warm_up();
     intent::warm_up();
     score::warm_up();
+    norms::warm_up();
 }
 
 /// Forget everything memoised so far (injection verdicts, decoded lines, symlink and
