@@ -280,6 +280,7 @@ mod tests {
             "直接删除多余的 cast，省掉一次 vconv。",
             "skip the tail loop when N % 64 == 0",
             "Tier 1 合入阈值为 2 次不同任务的独立证据；同一任务反复命中只计 1 次。",
+            "VP-2026-0124 已拒绝：提案要求把同谱系重跑计为确认。",
             "precision gate: atol 1e-3 for fp16",
         ] {
             assert_eq!(relaxes(line), None, "{line}");
