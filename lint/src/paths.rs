@@ -429,7 +429,7 @@ fn symlink_escape_uncached(ctx: &Context, token: &str) -> Option<PathBuf> {
 /// record that holds the line (the toolchain line of each entry), and an import keeps the
 /// probes of every record it judges until it writes them, so a replay copies two pointers
 /// rather than two strings.
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Probe {
     /// The path as written in the text (cleaned of surrounding punctuation).
     pub token: Arc<str>,
