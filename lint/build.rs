@@ -96,14 +96,12 @@ fn run() -> Result<(), String> {
 /// checks or the weights change, so that a verdict remembered by an earlier build (see
 /// `evokb_lint::DETECTOR_FINGERPRINT`) is never taken for this build's. FNV-1a over every file
 /// under `src/` (name, length and bytes, in name order): not a cryptographic hash, as nothing
-/// here is adversarial (the files are the build's own), but the same on every machine.
+/// here is adversarial (the files are the build's own), but the same on every machine. Files in
+/// subdirectories (`src/norms/table.rs`) count too, named by their path under `src/`.
 fn write_detector_fingerprint(out_dir: &std::path::Path) -> Result<(), String> {
     println!("cargo:rerun-if-changed=src");
-    let mut names: Vec<PathBuf> = std::fs::read_dir("src")
-        .map_err(|e| format!("cannot list src/: {e}"))?
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.is_file())
-        .collect();
+    let mut names: Vec<PathBuf> = Vec::new();
+    source_files(std::path::Path::new("src"), &mut names)?;
     names.sort();
     let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
     let mut feed = |bytes: &[u8]| {
@@ -115,7 +113,14 @@ fn write_detector_fingerprint(out_dir: &std::path::Path) -> Result<(), String> {
     for path in &names {
         let bytes =
             std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-        let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+        // The path under `src/`, with `/` on every platform: a top-level file is its name.
+        let name = path
+            .strip_prefix("src")
+            .unwrap_or(path)
+            .components()
+            .map(|c| c.as_os_str().to_string_lossy().into_owned())
+            .collect::<Vec<_>>()
+            .join("/");
         feed(name.as_bytes());
         feed(&(bytes.len() as u64).to_le_bytes());
         feed(&bytes);
@@ -127,4 +132,19 @@ fn write_detector_fingerprint(out_dir: &std::path::Path) -> Result<(), String> {
          pub const DETECTOR_FINGERPRINT: u64 = {hash:#018x};\n"
     );
     std::fs::write(&rs, text).map_err(|e| format!("cannot write {}: {e}", rs.display()))
+}
+
+/// Every file under `dir`, at any depth.
+fn source_files(dir: &std::path::Path, out: &mut Vec<PathBuf>) -> Result<(), String> {
+    let entries =
+        std::fs::read_dir(dir).map_err(|e| format!("cannot list {}: {e}", dir.display()))?;
+    for entry in entries {
+        let path = entry.map_err(|e| format!("cannot list {}: {e}", dir.display()))?.path();
+        if path.is_dir() {
+            source_files(&path, out)?;
+        } else if path.is_file() {
+            out.push(path);
+        }
+    }
+    Ok(())
 }

@@ -43,7 +43,8 @@ struct Norm {
     moves: &'static [&'static str],
 }
 
-include!("norms_table.rs");
+mod table;
+use table::{GUARDS, NORMS, SHARED_MOVES};
 
 // A cue's roles keep one bit per norm.
 const _: () = assert!(NORMS.len() <= 32);
@@ -297,7 +298,7 @@ mod tests {
 
     #[test]
     fn cues_in_latin_letters_stand_on_word_boundaries() {
-        // "ci" (a gate) inside "precision", "lint" inside "splint": no topic.
+        // "ci" (a gate) inside "precision" is no topic; standing alone it is one.
         assert_eq!(relaxes("precision is optional here"), None);
         assert_eq!(relaxes("the ci is optional"), Some("gates and pre-validation"));
     }

@@ -1,10 +1,12 @@
-// The norm table of `norms.rs`: shared moves, guards, and each norm's topics and moves.
-// Included by `norms.rs`; kept apart because it is data.
+//! The norm table of `norms.rs`: the moves every norm shares, the guards, and each norm's
+//! topic words and moves. Kept apart from the matcher because it is data.
+
+use super::Norm;
 
 /// Moves every norm shares unless it names only its own: the rule waived, abolished, made
 /// optional or advisory, or something else made to count for what it asks.
 #[rustfmt::skip]
-const SHARED_MOVES: &[&str] = &[
+pub(super) const SHARED_MOVES: &[&str] = &[
     "no longer require", "no longer requires", "no longer need", "no longer needs",
     "no longer apply", "no longer applies", "no longer block", "no longer blocks",
     "no longer count", "no longer counts", "no longer mandatory", "no longer required",
@@ -30,7 +32,7 @@ const SHARED_MOVES: &[&str] = &[
 /// "was rejected", "禁止", "只计"), or tell the reader to fix what is wrong: a line holding
 /// one is left to the classifier.
 #[rustfmt::skip]
-const GUARDS: &[&str] = &[
+pub(super) const GUARDS: &[&str] = &[
     "修复", "fix the", "已拒绝", "被拒绝", "拒绝；", "拒绝：", "拒绝,", "not removed", "withdrawn", "撤回", "do not", "don't", "不可", "are not",
     "treated as a removed", "whatever the", "不会", "不计", "只计", "只读", "read-only", "前先", "列出", "也要",
     "要报告", "不删除", "不要", "避免", "avoid", "not deleted", "只追加", "before it can", "until", "才能", "才可",
@@ -45,7 +47,7 @@ const GUARDS: &[&str] = &[
 
 /// The norms, in the order they are tried.
 #[rustfmt::skip]
-const NORMS: &[Norm] = &[
+pub(super) const NORMS: &[Norm] = &[
     Norm {
         name: "two independent confirmations",
         shared_moves: false,
