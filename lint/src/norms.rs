@@ -309,6 +309,49 @@ mod tests {
         assert_eq!(relaxes(far), None);
     }
 
+    proptest::proptest! {
+        /// A guard anywhere in a line leaves it to the classifier, whatever else it holds; and
+        /// the verdict is a function of the line.
+        #[test]
+        fn a_guard_anywhere_means_no_relaxation(
+            parts in proptest::collection::vec(0..PIECES.len(), 0..24),
+            guard in 0..GUARDS.len(),
+            at in 0usize..24,
+        ) {
+            let mut pieces: Vec<&str> = parts.iter().map(|&i| PIECES[i]).collect();
+            let line: String = pieces.concat();
+            proptest::prop_assert_eq!(relaxation(&line), relaxation(&line));
+            pieces.insert(at.min(pieces.len()), GUARDS[guard]);
+            // Spaces around the guard keep a Latin guard on word boundaries.
+            let guarded = pieces.join(" ");
+            proptest::prop_assert_eq!(relaxation(&guarded), None);
+        }
+    }
+
+    /// Topics, moves and filler of several norms, to assemble lines from.
+    const PIECES: &[&str] = &[
+        "the 90-day expiry",
+        "was retired",
+        "kb_lint errors",
+        "are informational",
+        "确认",
+        "同谱系",
+        "2/2",
+        "evidence",
+        "may be replaced wholesale",
+        "。",
+        ". ",
+        "；",
+        "tile",
+        "UB",
+        "the stash guard",
+        "was dropped",
+        "审批简报",
+        "可以省略",
+        "padding",
+        "optional",
+    ];
+
     #[test]
     fn sentences_split_at_terminators_not_inside_names() {
         let s = "see constants.md and 1.10. next one。第三";

@@ -75,6 +75,21 @@ const FRAGMENTS: &[&str] = &[
     "，",
     "。",
     "：",
+    // The norm table's cues, guards and sentence ends (`norms.rs`).
+    "the 90-day expiry",
+    " was retired",
+    "同谱系",
+    "独立确认",
+    "2/2",
+    " is informational",
+    "kb_lint",
+    "不受",
+    "已拒绝",
+    "was rejected",
+    ". ",
+    "；",
+    "？",
+    "!",
 ];
 
 fn all_checks(s: &str) {
