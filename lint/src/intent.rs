@@ -610,20 +610,30 @@ fn is_word_byte(b: u8) -> bool {
     b.is_ascii_alphanumeric() || b == b'_'
 }
 
-/// ASCII terms must not start or end inside a word (`pr` is not in `profile`).
-fn on_boundaries(s: &[u8], start: usize, end: usize) -> bool {
+/// Whether the match `start..end` of `s` neither starts nor ends inside a word: a match that
+/// begins (ends) with a letter, digit or `_` must not have one right before (after) it.
+pub(crate) fn word_bounded(s: &[u8], start: usize, end: usize) -> bool {
     let first = s.get(start).copied().unwrap_or(b' ');
     let last = s.get(end.wrapping_sub(1)).copied().unwrap_or(b' ');
     let before = start.checked_sub(1).and_then(|i| s.get(i)).copied();
     let after = s.get(end).copied();
     let left_ok = !is_word_byte(first) || !before.is_some_and(is_word_byte);
     let right_ok = !is_word_byte(last) || !after.is_some_and(is_word_byte);
+    left_ok && right_ok
+}
+
+/// ASCII terms must not start or end inside a word (`pr` is not in `profile`), nor be a
+/// component of a path.
+fn on_boundaries(s: &[u8], start: usize, end: usize) -> bool {
+    let first = s.get(start).copied().unwrap_or(b' ');
+    let before = start.checked_sub(1).and_then(|i| s.get(i)).copied();
+    let after = s.get(end).copied();
     // `agents` in `.agents/skills`, `queue` in `evolution/queue.md`: path components.
     let in_path = is_word_byte(first)
         && (before.is_some_and(|b| b == b'/' || b == b'.')
             || after == Some(b'/')
             || (after == Some(b'.') && s.get(end + 1).copied().is_some_and(is_word_byte)));
-    left_ok && right_ok && !in_path
+    word_bounded(s, start, end) && !in_path
 }
 
 /// `$GITHUB_TOKEN`, `OPENAI_API_KEY`, `aws_secret_access_key`: identifiers naming a secret.

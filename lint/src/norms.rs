@@ -53,8 +53,8 @@ const _: () = assert!(NORMS.len() <= 32);
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Relaxation {
     pub(crate) norm: &'static str,
-    pub(crate) topic: String,
-    pub(crate) relaxed_by: String,
+    pub(crate) topic: &'static str,
+    pub(crate) relaxed_by: &'static str,
 }
 
 impl Relaxation {
@@ -77,14 +77,6 @@ struct Role {
     guard: bool,
 }
 
-/// One role a table gives a cue.
-enum Mark {
-    TopicOf(usize),
-    MoveOf(usize),
-    Shared,
-    Guard,
-}
-
 struct Automaton {
     ac: AhoCorasick,
     cues: Vec<&'static str>,
@@ -93,34 +85,43 @@ struct Automaton {
 
 static AUTOMATON: LazyLock<Automaton> = LazyLock::new(build);
 
+/// The cues of the table, each once, and the roles it gives each.
+#[derive(Default)]
+struct Cues {
+    cues: Vec<&'static str>,
+    roles: Vec<Role>,
+}
+
+impl Cues {
+    /// The roles of `cue`, numbered on first sight.
+    fn role(&mut self, cue: &'static str) -> &mut Role {
+        let i = self.cues.iter().position(|c| *c == cue).unwrap_or_else(|| {
+            self.cues.push(cue);
+            self.roles.push(Role::default());
+            self.cues.len() - 1
+        });
+        &mut self.roles[i]
+    }
+}
+
 /// Numbers every cue once and gives it its roles, then builds the automaton over them.
 fn build() -> Automaton {
-    let mut cues: Vec<&'static str> = Vec::new();
-    let mut roles: Vec<Role> = Vec::new();
-    let mut role_of = |cue: &'static str| -> usize {
-        cues.iter().position(|c| *c == cue).unwrap_or_else(|| {
-            cues.push(cue);
-            roles.push(Role::default());
-            cues.len() - 1
-        })
-    };
-    // (cue index, what it is) first, then the roles: `role_of` holds both vectors meanwhile.
-    let mut marks: Vec<(usize, Mark)> = Vec::new();
+    let mut table = Cues::default();
     for (k, norm) in NORMS.iter().enumerate() {
-        marks.extend(norm.topics.iter().map(|t| (role_of(t), Mark::TopicOf(k))));
-        marks.extend(norm.moves.iter().map(|m| (role_of(m), Mark::MoveOf(k))));
-    }
-    marks.extend(SHARED_MOVES.iter().map(|m| (role_of(m), Mark::Shared)));
-    marks.extend(GUARDS.iter().map(|g| (role_of(g), Mark::Guard)));
-    for (i, mark) in marks {
-        let r = &mut roles[i];
-        match mark {
-            Mark::TopicOf(k) => r.topic_of |= 1 << k,
-            Mark::MoveOf(k) => r.move_of |= 1 << k,
-            Mark::Shared => r.shared = true,
-            Mark::Guard => r.guard = true,
+        for t in norm.topics {
+            table.role(t).topic_of |= 1 << k;
+        }
+        for m in norm.moves {
+            table.role(m).move_of |= 1 << k;
         }
     }
+    for m in SHARED_MOVES {
+        table.role(m).shared = true;
+    }
+    for g in GUARDS {
+        table.role(g).guard = true;
+    }
+    let Cues { cues, roles } = table;
     // A DFA: every line of every entry is scanned, with overlapping matches, and the table is
     // small enough (a few hundred cues) for the DFA's memory to stay under a megabyte.
     let ac = AhoCorasickBuilder::new()
@@ -139,23 +140,6 @@ pub(crate) fn warm_up() {
 /// Builds a fresh automaton and returns its size in bytes (for the construction benchmark).
 pub(crate) fn construct() -> usize {
     build().ac.memory_usage()
-}
-
-fn is_word_byte(b: u8) -> bool {
-    b.is_ascii_alphanumeric() || b == b'_'
-}
-
-/// A cue in Latin letters must not start or end inside a word ("ci" is not in "precision").
-fn on_boundaries(line: &[u8], cue: &str, start: usize, end: usize) -> bool {
-    let c = cue.as_bytes();
-    let head_ok = !(cue.is_ascii()
-        && c.first().is_some_and(|&b| is_word_byte(b))
-        && start > 0
-        && line.get(start - 1).is_some_and(|&b| is_word_byte(b)));
-    let tail_ok = !(cue.is_ascii()
-        && c.last().is_some_and(|&b| is_word_byte(b))
-        && line.get(end).is_some_and(|&b| is_word_byte(b)));
-    head_ok && tail_ok
 }
 
 /// Byte spans of the sentences of a line: a sentence ends after `。；！？`, or after `.;!?`
@@ -199,7 +183,9 @@ pub(crate) fn relaxation(line: &str) -> Option<Relaxation> {
     let mut hits: Vec<(usize, usize, usize)> = Vec::new();
     for m in a.ac.find_overlapping_iter(line) {
         let cue = a.cues[m.pattern().as_usize()];
-        if !on_boundaries(bytes, cue, m.start(), m.end()) {
+        // A cue in Latin letters must not start or end inside a word ("ci" is not in
+        // "precision"); a Chinese or mixed one matches anywhere.
+        if cue.is_ascii() && !crate::intent::word_bounded(bytes, m.start(), m.end()) {
             continue;
         }
         if a.roles[m.pattern().as_usize()].guard {
@@ -239,8 +225,8 @@ pub(crate) fn relaxation(line: &str) -> Option<Relaxation> {
             if let Some((_, t, m)) = best {
                 return Some(Relaxation {
                     norm: norm.name,
-                    topic: a.cues[t].to_string(),
-                    relaxed_by: a.cues[m].trim().to_string(),
+                    topic: a.cues[t],
+                    relaxed_by: a.cues[m].trim(),
                 });
             }
         }
