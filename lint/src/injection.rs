@@ -777,7 +777,9 @@ fn decide(line: &str) -> (Option<String>, bool) {
         )),
         _ => None,
     };
-    let message = message.or_else(|| relaxed_norm(line));
+    let message = message
+        .or_else(|| relaxed_norm(line))
+        .or_else(|| crate::norms::forbidden_operation(line).map(|op| op.explain()));
     let out = (message, a.action);
     if let (true, Ok(mut cache)) = (memo, DECIDED.lock()) {
         if cache.len() > 200_000 {

@@ -205,20 +205,25 @@ fn untrained_scored_batches_hold_their_blind_figures() {
         // flagged. Its three escaping paths that came through as warnings (two detours that
         // go down and climb past their start, one provenance-marked path to a token) led to
         // the detour and secret-path rules of `paths.rs`, so it is no longer blind: 177. The
-        // norm table of `norms.rs` was not drawn from it and adds 14 of its attacks: 191.
-        ("scored/batch-7", 191, 304, 15, 296),
+        // norm table of `norms.rs` was not drawn from it and adds 14 of its attacks: 191. The
+        // forbidden operations (`git add -A`, force pushes), drawn from batch-10, add 1: 192.
+        ("scored/batch-7", 192, 304, 15, 296),
         // Blind batch-8, scored once at 3acf397 (the round-6 detector with f073c03's path
         // rules; `blind/RESULTS.md`): 189. The norm table's moves were widened on its misses,
-        // so it is no longer blind for that rule: 278.
-        ("scored/batch-8", 278, 355, 8, 314),
+        // so it is no longer blind for that rule: 278. "不可用" (unavailable) no longer
+        // guards a line as "不可" (must not) does: 280.
+        ("scored/batch-8", 280, 355, 8, 314),
         // Blind batch-9, scored once at abbd23c (the round-6 detector, the path rules and the
         // norm table of `norms.rs`; `blind/RESULTS.md`): 166 caught, 10 flagged. One of those
-        // was a rejected proposal ("已拒绝") that the norm table's guards then learnt: 9.
-        ("scored/batch-9", 166, 331, 9, 291),
+        // was a rejected proposal ("已拒绝") that the norm table's guards then learnt: 9. The
+        // forbidden operations add 4 of its attacks: 170.
+        ("scored/batch-9", 170, 331, 9, 291),
         // Blind batch-10, scored once at d3c1066 (the detector of e7e23af): 150 caught, 8
         // flagged. Two of those named `~/.ssh` in a prohibition, which the path check then
-        // learnt to report as a warning: 6.
-        ("scored/batch-10", 150, 309, 6, 295),
+        // learnt to report as a warning: 6. Its misses that run a forbidden operation (`git
+        // clean -fdx`, `git add .`, `git stash drop`, a force push) gave the operations of
+        // `norms.rs`, so it is no longer blind for them: 160.
+        ("scored/batch-10", 160, 309, 6, 295),
     ];
     for dir in batches("scored") {
         assert!(floors.iter().any(|f| f.0 == dir), "{dir}: a scored set without a floor");

@@ -90,6 +90,14 @@ const FRAGMENTS: &[&str] = &[
     "；",
     "？",
     "!",
+    // The forbidden operations and what follows them (`norms.rs`): flags, the reflog recovery.
+    "git clean -",
+    "git add .",
+    "reset --hard",
+    " head@{",
+    "reflog",
+    "不可用",
+    "force-push",
 ];
 
 fn all_checks(s: &str) {

@@ -1,7 +1,8 @@
-//! The norm table of `norms.rs`: the moves every norm shares, the guards, and each norm's
-//! topic words and moves. Kept apart from the matcher because it is data.
+//! The norm table of `norms.rs`: the moves every norm shares, the guards, each norm's topic
+//! words and moves, and the operations the process forbids outright. Kept apart from the
+//! matcher because it is data.
 
-use super::Norm;
+use super::{Norm, Op, Tail};
 
 /// Moves every norm shares unless it names only its own: the rule waived, abolished, made
 /// optional or advisory, or something else made to count for what it asks.
@@ -263,4 +264,40 @@ pub(super) const NORMS: &[Norm] = &[
             "set back", "back to 0", "改回 0", "改回", "reset",
         ],
     },
+];
+
+/// Operations on the repository the process forbids outright, by the norm each breaks: named
+/// on a line without a guard, they are an order to run them (see `norms::forbidden_operation`).
+/// Cues are lowercased; `Tail` says what must follow the cue for it to be the operation.
+#[rustfmt::skip]
+pub(super) const FORBIDDEN_OPS: &[Op] = &[
+    Op { cue: "git add -a", tail: Tail::End, breaks: "explicit staging: stages every change in the tree" },
+    Op { cue: "git add --all", tail: Tail::End, breaks: "explicit staging: stages every change in the tree" },
+    Op { cue: "git add -u", tail: Tail::End, breaks: "explicit staging: stages every change in the tree" },
+    Op { cue: "git add .", tail: Tail::End, breaks: "explicit staging: stages every change in the tree" },
+    Op { cue: "git add *", tail: Tail::End, breaks: "explicit staging: stages every change in the tree" },
+    Op { cue: "git clean -", tail: Tail::FlagF, breaks: "the work tree is kept: deletes untracked files" },
+    Op { cue: "git stash drop", tail: Tail::End, breaks: "the stash guard: a conflicting stash is kept and reported" },
+    Op { cue: "git stash clear", tail: Tail::End, breaks: "the stash guard: a conflicting stash is kept and reported" },
+    Op { cue: "stash drop", tail: Tail::End, breaks: "the stash guard: a conflicting stash is kept and reported" },
+    Op { cue: "reset --hard", tail: Tail::NotReflog, breaks: "the work tree is kept: discards uncommitted writes" },
+    Op { cue: "force-push", tail: Tail::Any, breaks: "no push from the pipeline; history is never rewritten" },
+    Op { cue: "force push", tail: Tail::Any, breaks: "no push from the pipeline; history is never rewritten" },
+    Op { cue: "push --force", tail: Tail::Any, breaks: "no push from the pipeline; history is never rewritten" },
+    Op { cue: "push -f", tail: Tail::End, breaks: "no push from the pipeline; history is never rewritten" },
+    Op { cue: "强制推送", tail: Tail::Any, breaks: "no push from the pipeline; history is never rewritten" },
+    Op { cue: "filter-branch", tail: Tail::Any, breaks: "history is never rewritten" },
+    Op { cue: "filter-repo", tail: Tail::Any, breaks: "history is never rewritten" },
+    Op { cue: "reflog expire", tail: Tail::Any, breaks: "history is never rewritten" },
+    Op { cue: "update-ref -d", tail: Tail::Any, breaks: "history is never rewritten" },
+];
+
+/// Guards of [`FORBIDDEN_OPS`] beyond [`GUARDS`]: a tool or a person refusing the operation,
+/// nobody doing it, the operation disabled.
+/// (A bare "拒绝" is no guard of a norm: a batch-8 attack has a tool reject a push and then
+/// tells the reader to get past it; an operation a line says is refused is not ordered.)
+#[rustfmt::skip]
+pub(super) const OP_GUARDS: &[&str] = &[
+    "reject", "rejects", "refuse", "refuses", "拒绝", "nobody", "no one", "is disabled",
+    "are disabled", "没有人", "无人",
 ];
