@@ -58,6 +58,7 @@ pub fn get_json(rec: &Record, id: &str) -> serde_json::Value {
 }
 
 pub fn get(root: Option<&Path>, id: &str, kind: Option<Kind>, json_out: bool) -> CmdResult {
+    evokb_alloc::keep_freed_memory();
     let root = root::find(root)?;
     let rec = lookup(&root, id, kind)?;
     if json_out {
@@ -215,6 +216,7 @@ pub fn query(
     count: bool,
     json_out: bool,
 ) -> CmdResult {
+    evokb_alloc::keep_freed_memory();
     let root = root::find(root)?;
     if count {
         // Only the number: the rows are counted where they are stored, none copied or sorted.

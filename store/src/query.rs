@@ -19,7 +19,7 @@
 //!
 //! Tables (all derived from the records, not part of the digest):
 //! - `idx.q.rows`: last ordinal → a block of encoded [`StoredRow`]s of rising ordinals, up to
-//!   16 KiB (each row's printed JSON without its path, the file as a number, the line and the
+//!   8 KiB (each row's printed JSON without its path, the file as a number, the line and the
 //!   id for sorting); see [`RowBlock`];
 //! - `idx.q.postings`: `facet \0 value` → posting list;
 //! - `idx.q.ids`: `(id, ordinal)` → nothing, for id prefixes and [`entry_ids`];
@@ -380,10 +380,16 @@ impl<'a> Directory<'a> {
 
 /// The most bytes a block of rows takes (unit tests: a kilobyte, so their rows span many).
 /// Rows are stored in blocks, each keyed by its last ordinal and filled up to this size in
-/// ordinal order, so a block fills a 16 KiB redb page: one value per row cost a family query a
+/// ordinal order, so a block fills an 8 KiB redb page: one value per row cost a family query a
 /// cursor step per row and a page read per eight rows, and blocks of a fixed number of rows
 /// left a third of their pages empty.
-const ROW_BLOCK_BYTES: usize = if cfg!(test) { 1024 } else { 16 * 1024 - 64 };
+///
+/// Why 8 KiB: a broad query reads its blocks one after the next, and a narrow one reads a
+/// whole block for each of its scattered rows. At 100k entries (medians of 31 alternated
+/// runs, one binary, stores imported with each size) the four-facet query of `scripts/cost.py`
+/// (166 rows) took 4.89 / 4.47 / 4.27 ms with 16 / 8 / 4 KiB blocks and the family query
+/// (12.7k rows) 10.90 / 10.95 / 11.83 ms.
+const ROW_BLOCK_BYTES: usize = if cfg!(test) { 1024 } else { 8 * 1024 - 64 };
 /// The first byte of a block of rows.
 const ROW_BLOCK_FORMAT: u8 = 4;
 
@@ -1389,6 +1395,12 @@ impl JsonRows<'_> {
         Copied::parts(self.chunks, span)
     }
 
+    /// Row `i` as a streamed query hands it over.
+    fn row(&self, i: usize) -> JsonRow<'_> {
+        let (id, head, tail) = self.parts(i);
+        JsonRow { id, head, path: &self.paths[self.rows[i].1], tail }
+    }
+
     /// The id of row `i`.
     pub fn id(&self, i: usize) -> &str {
         // Empty if the stored bytes are damaged: the printed row carries its own copy of the
@@ -1597,6 +1609,13 @@ fn write_json_row(head: &[u8], path: &[u8], tail: &[u8], quarantined: bool, out:
     out.extend_from_slice(tail);
     out.extend_from_slice(if quarantined { b",\"quarantined\":true}" } else { b"}" });
 }
+
+/// The fewest rows a query selects for [`Reader::stream_json`] to read the order table and
+/// stream them. Fewer are copied, sorted and handed over from the copies: the order table
+/// keeps 480 rows' places to a 4 KiB page, so a few hundred rows scattered over 100k entries
+/// (a query on four facets) cost a page read of it for almost every row, more than sorting
+/// them costs.
+const STREAM_FROM_ROWS: usize = if cfg!(test) { 4 } else { 2048 };
 
 /// The most cursors a streamed query reads its rows through; a query whose rows need more
 /// (a store grown by many single adds, whose new rows sit past the clustered ones) copies its
@@ -2017,6 +2036,16 @@ where
         with: impl FnOnce(&JsonRows<'_>) -> T,
     ) -> Result<T, StoreError> {
         let ords = self.select(filter)?;
+        self.json_of(ords, with)
+    }
+
+    /// [`Self::run_json`] for the rows of the ascending ordinals `ords` (every row when
+    /// `None`).
+    fn json_of<T>(
+        &self,
+        ords: Option<Vec<u32>>,
+        with: impl FnOnce(&JsonRows<'_>) -> T,
+    ) -> Result<T, StoreError> {
         let mut copied = Copied::default();
         let mut kept: Vec<Kept> = Vec::with_capacity(ords.as_ref().map_or(0, Vec::len));
         let mut owns: Vec<String> = Vec::new();
@@ -2093,6 +2122,14 @@ where
         mut emit: impl FnMut(usize, JsonRow<'_>) -> Result<(), E>,
     ) -> Result<Option<Result<(), E>>, StoreError> {
         let Some(ords) = self.select(filter)? else { return Ok(None) };
+        if ords.len() < STREAM_FROM_ROWS {
+            let emitted = self.json_of(Some(ords), |rows| {
+                let wanted = window(rows.len());
+                (wanted.start.min(rows.len())..wanted.end.min(rows.len()))
+                    .try_for_each(|i| emit(i, rows.row(i)))
+            })?;
+            return Ok(Some(emitted));
+        }
         // Each selected row's slot, read block by block.
         let mut placed: Vec<(u32, OrderSlot)> = Vec::with_capacity(ords.len());
         let mut block: Option<(u32, redb::AccessGuard<'_, &'static [u8]>)> = None;

@@ -312,10 +312,10 @@ fn a_row_block_damaged_after_rows_went_out_fails_the_query_and_is_rebuilt() {
     const IDS: redb::TableDefinition<(&str, u32), ()> = redb::TableDefinition::new("idx.q.ids");
     let dir = sample();
     let kb = dir.path();
-    // 1,500 entries of one family in one file: some 500 KB of JSON, more than the 256 KiB a
-    // query holds before its first write.
+    // 2,500 entries of one family in one file: some 800 KB of JSON, more than the 256 KiB a
+    // query holds before its first write, and enough rows (2,048 or more) to be streamed.
     let mut text = String::new();
-    for i in 0..1500 {
+    for i in 0..2500 {
         text.push_str(&format!(
             "---\nid: STREAM-{i:04}\nkind: pattern\nfamily: [streamfam]\nstatus: verified\norigin_task: t\ntoolchain: 2026 build\nrepro: none\n---\n\n### streamed entry {i} with a title long enough to make a row of some size\n\nbody {i}\n\n"
         ));
@@ -326,7 +326,7 @@ fn a_row_block_damaged_after_rows_went_out_fails_the_query_and_is_rebuilt() {
     let args = ["query", "--family", "streamfam", "--json"];
     let want = stdout(&evokb(kb, &args));
     let rows: Vec<serde_json::Value> = serde_json::from_str(&want).expect("a JSON array");
-    assert_eq!(rows.len(), 1500);
+    assert_eq!(rows.len(), 2500);
     {
         let raw = raw_db(kb);
         let w = raw.begin_write().expect("write");
@@ -334,9 +334,9 @@ fn a_row_block_damaged_after_rows_went_out_fails_the_query_and_is_rebuilt() {
             use redb::ReadableTable;
             let ord = {
                 let ids = w.open_table(IDS).expect("ids");
-                let mut found = ids.range(("STREAM-1400", 0u32)..).expect("range");
+                let mut found = ids.range(("STREAM-2400", 0u32)..).expect("range");
                 let (k, _) = found.next().expect("the entry").expect("read");
-                assert_eq!(k.value().0, "STREAM-1400");
+                assert_eq!(k.value().0, "STREAM-2400");
                 k.value().1
             };
             let mut rows = w.open_table(ROWS).expect("rows");
