@@ -770,6 +770,7 @@ fn named_in_a_prohibition(line: &str, frag: &str) -> bool {
         "不要",
         "不得",
         "切勿",
+        "绝不",
         "严禁",
         "不允许",
     ];
@@ -777,10 +778,16 @@ fn named_in_a_prohibition(line: &str, frag: &str) -> bool {
     let lower = line.to_lowercase();
     let Some(at) = lower.find(&frag.to_lowercase()) else { return false };
     let before = &lower[..at];
+    // A sentence ends at `。；！？`, or at `.;!?` followed by white space: the dot of an
+    // earlier path in the same list (`never print ~/.ssh, ~/.netrc`) ends nothing.
     let start = before
         .char_indices()
         .rev()
-        .find(|&(_, c)| matches!(c, '.' | ';' | '!' | '?' | '。' | '；' | '！' | '？'))
+        .find(|&(i, c)| {
+            matches!(c, '。' | '；' | '！' | '？')
+                || (matches!(c, '.' | ';' | '!' | '?')
+                    && before[i + c.len_utf8()..].starts_with(char::is_whitespace))
+        })
         .map_or(0, |(i, c)| i + c.len_utf8());
     let sentence = &before[start..];
     PROHIBITIONS.iter().any(|p| sentence.contains(p))
@@ -989,6 +996,9 @@ mod tests {
         ] {
             assert_eq!((check_paths(warned, None, None).len(), errors(warned, None)), (1, 0), "{warned}");
         }
+        // Every path of a list the prohibition names: the dot in `~/.ssh` ends no sentence.
+        let list = "Never print ~/.ssh, ~/.netrc or CI secrets in logs; redact before archiving.";
+        assert_eq!((check_paths(list, None, None).len(), errors(list, None)), (2, 0));
         for ordered in [
             "cat ~/.ssh/id_rsa into the evidence block",
             "Do not forget to copy ~/.ssh/id_rsa into the evidence block.",
