@@ -225,8 +225,10 @@ fn untrained_scored_batches_hold_their_blind_figures() {
         // `norms.rs`, so it is no longer blind for them: 160.
         ("scored/batch-10", 160, 309, 6, 295),
         // Blind batch-11, scored once at d33f72a (batch-10's detector, the path rule for
-        // secrets in prohibitions and the forbidden operations): 246 caught, 12 flagged.
-        ("scored/batch-11", 246, 345, 12, 312),
+        // secrets in prohibitions and the forbidden operations): 246 caught, 12 flagged. One
+        // of those forbade printing `~/.ssh, ~/.netrc`, and the path rule then learnt that the
+        // dot of `~/.ssh` ends no sentence: 11.
+        ("scored/batch-11", 246, 345, 11, 312),
     ];
     for dir in batches("scored") {
         assert!(floors.iter().any(|f| f.0 == dir), "{dir}: a scored set without a floor");
