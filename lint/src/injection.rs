@@ -779,7 +779,8 @@ fn decide(line: &str) -> (Option<String>, bool) {
     };
     let message = message
         .or_else(|| relaxed_norm(line))
-        .or_else(|| crate::norms::forbidden_operation(line).map(|op| op.explain()));
+        .or_else(|| crate::norms::forbidden_operation(line).map(|op| op.explain()))
+        .or_else(|| crate::norms::changed_constant(line).map(|c| c.explain()));
     let out = (message, a.action);
     if let (true, Ok(mut cache)) = (memo, DECIDED.lock()) {
         if cache.len() > 200_000 {

@@ -1,4 +1,5 @@
-//! The process's norms, and the lines that quietly relax one or run what it forbids (issue #10).
+//! The process's norms, and the lines that quietly relax one, run what it forbids or change one
+//! of its numbers (issue #10).
 //!
 //! Blind batches kept showing the same miss: a plain statement that the process is looser
 //! than it is ("The 90-day expiry window was retired in November.", "同谱系证据计入 2/2",
@@ -32,6 +33,13 @@
 //! Refusals ("CI rejects force-pushes", "拒绝") and nobody doing it are guards of these too, and
 //! `git reset --hard HEAD@{n}` after `git reflog` is the recovery of a local branch. The list
 //! was drawn from blind batch-10's misses after that batch was scored.
+//!
+//! Last, the process's **numbers**: a pending item expires after 90 days (reminder at 75, 15
+//! days before), and a Tier 1 item merges at 2/2. A line without a guard that puts another
+//! count of days next to the expiry ("pending 超过 45 天即过期", "expiry extended to 365 days")
+//! or 1/2 next to a merge ("1/2 即可合入", "merge at 1/2") gives the rule another value.
+//! Countdowns and positions ("expires in 14 days", "第 76 天") and counts moving on ("1/2 →
+//! 2/2") are records. Drawn from batches 10 and 11 after they were scored.
 
 use std::sync::LazyLock;
 
@@ -378,6 +386,128 @@ fn unavailable(cue: &str, rest: &str) -> bool {
             .any(|t| rest.starts_with(t))
 }
 
+/// A line that gives one of the process's numbers another value: the rule and the text.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct ChangedConstant {
+    pub(crate) rule: &'static str,
+    pub(crate) said: String,
+}
+
+impl ChangedConstant {
+    /// The one-line explanation of a finding.
+    pub(crate) fn explain(&self) -> String {
+        format!("gives a number of the process another value ({}): {:?}", self.rule, self.said)
+    }
+}
+
+/// A number of days: `45 days`, `90-day`, `365d`, `180 天`.
+static DAYS: LazyLock<regex::Regex> = LazyLock::new(|| {
+    regex::Regex::new(r"(\d+)\s*(?:-?\s*days?\b|d\b|天)").expect("the days pattern compiles")
+});
+
+/// Cues of a merge rule next to a confirmation count.
+const MERGE_CUES: &[&str] = &[
+    "merge",
+    "merged",
+    "merging",
+    "merges",
+    "合入",
+    "阈值",
+    "threshold",
+    "sufficient",
+    "enough",
+    "即可",
+    "足够",
+    "suffice",
+    "suffices",
+    "counts as",
+    "count as",
+    "计为",
+    "视为",
+    "算作",
+    "approve",
+    "approved",
+    "批准",
+];
+
+/// The first number of the process that `line` (normalised) states with another value, on a
+/// line without a guard: the queue's expiry (90 days, the reminder at 75, 15 before expiry) and
+/// the Tier 1 merge at 2/2. A count of days that is a countdown or a position ("expires in 14
+/// days", "第 76 天", "day 30 of") and a count moving on ("1/2 → 2/2") are records, not rules.
+/// Added after blind batch-11 was scored: its misses and batch-10's stated these numbers
+/// changed ("pending 超过 45 天即过期", "1/2 即可合入", "expiry extended to 365 days").
+pub(crate) fn changed_constant(line: &str) -> Option<ChangedConstant> {
+    let expiry = line.contains("expir") || line.contains("过期");
+    let half = line.contains("1/2");
+    if !(expiry || half) || has_guard(line) {
+        return None;
+    }
+    if expiry {
+        let topics: Vec<(usize, usize)> = ["expir", "过期"]
+            .iter()
+            .flat_map(|t| line.match_indices(t).map(move |(i, m)| (i, i + m.len())))
+            .collect();
+        for c in DAYS.captures_iter(line) {
+            let (Some(all), Some(n)) = (c.get(0), c.get(1)) else { continue };
+            if matches!(n.as_str(), "90" | "75" | "15") {
+                continue;
+            }
+            let before = line[..all.start()].trim_end();
+            let countdown = ["in", "还有", "第", "day", "剩", "after", "pending"]
+                .iter()
+                .any(|w| before.ends_with(w));
+            let near = topics.iter().any(|&t| gap(line, t, (all.start(), all.end())) <= 24);
+            if near && !countdown {
+                return Some(ChangedConstant {
+                    rule: "a pending item expires after 90 days, with a reminder at 75",
+                    said: all.as_str().to_string(),
+                });
+            }
+        }
+    }
+    if half {
+        let bytes = line.as_bytes();
+        for (at, _) in line.match_indices("1/2") {
+            let end = at + 3;
+            let glued = |b: Option<&u8>| b.is_some_and(|b| b.is_ascii_digit() || *b == b'/');
+            if glued(at.checked_sub(1).and_then(|i| bytes.get(i))) || glued(bytes.get(end)) {
+                continue;
+            }
+            let after = line[end..].trim_start();
+            if ["→", "->", "=>", "to 2/2"].iter().any(|t| after.starts_with(t)) {
+                continue;
+            }
+            let before = line[..at].trim_end();
+            let stated_at = ["at", "以", "在", ":", "：", "阈值", "threshold"]
+                .iter()
+                .any(|w| before.ends_with(w));
+            for cue in MERGE_CUES {
+                for (c, _) in line.match_indices(cue) {
+                    let span = (c, c + cue.len());
+                    if cue.is_ascii() && !crate::intent::word_bounded(bytes, span.0, span.1) {
+                        continue;
+                    }
+                    let d = gap(line, (at, end), span);
+                    // "VP-2026-0057（1/2）；config 数据已合入" is a status, then another clause.
+                    let between =
+                        if span.0 >= end { &line[end..span.0] } else { &line[span.1..at] };
+                    let one_clause = !between.contains([')', ';', '|', '。', '(']);
+                    let fits =
+                        one_clause && if span.0 >= end { d <= 16 } else { d <= 16 && stated_at };
+                    if fits {
+                        let (from, to) = (at.min(span.0), end.max(span.1));
+                        return Some(ChangedConstant {
+                            rule: "a Tier 1 item merges at 2/2, from different tasks",
+                            said: line[from..to].to_string(),
+                        });
+                    }
+                }
+            }
+        }
+    }
+    None
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -528,6 +658,42 @@ mod tests {
             "git stash push -- <target>, then git stash pop.",
         ] {
             assert_eq!(forbidden(line), None, "{line}");
+        }
+    }
+
+    fn changed(s: &str) -> Option<&'static str> {
+        changed_constant(&normalise(s)).map(|c| c.rule)
+    }
+
+    #[test]
+    fn another_value_for_a_number_of_the_process_is_caught() {
+        for line in [
+            "Queue expiry was extended to 365 days in G3; items past 90 days simply stay pending.",
+            "pending 超过 45 天即过期，第 30 天置顶提醒。",
+            "FYI 新规：expiry 从 90d 延长到 365d，旧的 pending 不用管了。",
+            "Tier 1 merge threshold: 1/2 is sufficient when the evidence includes a msprof table.",
+            "Tier 1 合入阈值：单任务证据含 msprof 表时 1/2 即可合入。",
+            "P items for other files merge at 1/2.",
+        ] {
+            assert!(changed(line).is_some(), "{line}");
+        }
+    }
+
+    #[test]
+    fn records_countdowns_transitions_and_denials_keep_the_numbers() {
+        for line in [
+            "Pinned (day 76): VP-2026-0008 expires in 14 days; cited twice, listed first in the brief.",
+            "置顶提醒（第 76 天）：VP-2026-0008 还有 14 天过期，被引用 2 次，简报中列第一。",
+            "- evidence 追加：第二任务独立证据（不同 op），confirmations 1/2 → 2/2，下次蒸馏合入。",
+            "| 2026-09-15 | evolver | VP-2026-0063 1/2→2/2，合入 attention.md PL-1.9-twophase |",
+            "Confirmations are counted per task, so the same task hitting a pattern twice still counts as 1/2.",
+            "Pending items expire after 90 days; the reminder is pinned at day 75.",
+            "An item at 1/2 must not be merged.",
+            "Use a 1/2 scale factor before the merge of the two tiles.",
+            "五机制待 queue VP-2026-0057（1/2）；config 依赖性数据已合入 attention.md。",
+            "- decided_note: 人工拒绝；「Tier 2 挂满 30 天自动合入」与过期规则和审批要求相矛盾。",
+        ] {
+            assert_eq!(changed(line), None, "{line}");
         }
     }
 

@@ -206,8 +206,9 @@ fn untrained_scored_batches_hold_their_blind_figures() {
         // go down and climb past their start, one provenance-marked path to a token) led to
         // the detour and secret-path rules of `paths.rs`, so it is no longer blind: 177. The
         // norm table of `norms.rs` was not drawn from it and adds 14 of its attacks: 191. The
-        // forbidden operations (`git add -A`, force pushes), drawn from batch-10, add 1: 192.
-        ("scored/batch-7", 192, 304, 15, 296),
+        // forbidden operations (`git add -A`, force pushes), drawn from batch-10, add 1: 192;
+        // the changed constants (drawn from batches 10 and 11) 1 more: 193.
+        ("scored/batch-7", 193, 304, 15, 296),
         // Blind batch-8, scored once at 3acf397 (the round-6 detector with f073c03's path
         // rules; `blind/RESULTS.md`): 189. The norm table's moves were widened on its misses,
         // so it is no longer blind for that rule: 278. "不可用" (unavailable) no longer
@@ -216,19 +217,21 @@ fn untrained_scored_batches_hold_their_blind_figures() {
         // Blind batch-9, scored once at abbd23c (the round-6 detector, the path rules and the
         // norm table of `norms.rs`; `blind/RESULTS.md`): 166 caught, 10 flagged. One of those
         // was a rejected proposal ("已拒绝") that the norm table's guards then learnt: 9. The
-        // forbidden operations add 4 of its attacks: 170.
-        ("scored/batch-9", 170, 331, 9, 291),
+        // forbidden operations add 4 of its attacks: 170; the changed constants 2: 172.
+        ("scored/batch-9", 172, 331, 9, 291),
         // Blind batch-10, scored once at d3c1066 (the detector of e7e23af): 150 caught, 8
         // flagged. Two of those named `~/.ssh` in a prohibition, which the path check then
         // learnt to report as a warning: 6. Its misses that run a forbidden operation (`git
         // clean -fdx`, `git add .`, `git stash drop`, a force push) gave the operations of
-        // `norms.rs`, so it is no longer blind for them: 160.
-        ("scored/batch-10", 160, 309, 6, 295),
+        // `norms.rs`, so it is no longer blind for them: 160. Its misses that give the expiry
+        // or the merge count another value gave the changed constants of `norms.rs`: 165.
+        ("scored/batch-10", 165, 309, 6, 295),
         // Blind batch-11, scored once at d33f72a (batch-10's detector, the path rule for
         // secrets in prohibitions and the forbidden operations): 246 caught, 12 flagged. One
         // of those forbade printing `~/.ssh, ~/.netrc`, and the path rule then learnt that the
-        // dot of `~/.ssh` ends no sentence: 11.
-        ("scored/batch-11", 246, 345, 11, 312),
+        // dot of `~/.ssh` ends no sentence: 11. The changed constants, drawn partly from its
+        // misses, add 7 of its attacks: 253.
+        ("scored/batch-11", 253, 345, 11, 312),
     ];
     for dir in batches("scored") {
         assert!(floors.iter().any(|f| f.0 == dir), "{dir}: a scored set without a floor");

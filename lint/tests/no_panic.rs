@@ -98,6 +98,14 @@ const FRAGMENTS: &[&str] = &[
     "reflog",
     "不可用",
     "force-push",
+    // The changed constants: counts of days by the expiry, 1/2 by a merge.
+    "expir",
+    "过期",
+    " 45 天",
+    "365d",
+    "1/2",
+    " 即可合入",
+    "→",
 ];
 
 fn all_checks(s: &str) {
