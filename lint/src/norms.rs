@@ -586,7 +586,48 @@ mod tests {
             let guarded = pieces.join(" ");
             proptest::prop_assert_eq!(relaxation(&guarded), None);
         }
+
+        /// The same for the forbidden operations and the changed constants: a guard anywhere
+        /// and neither rule speaks, however the operations and numbers are assembled.
+        #[test]
+        fn a_guard_anywhere_means_no_operation_and_no_changed_number(
+            parts in proptest::collection::vec(0..OP_AND_NUMBER_PIECES.len(), 0..16),
+            guard in 0..GUARDS.len(),
+            at in 0usize..16,
+        ) {
+            let mut pieces: Vec<&str> = parts.iter().map(|&i| OP_AND_NUMBER_PIECES[i]).collect();
+            let line = pieces.join(" ");
+            proptest::prop_assert_eq!(forbidden_operation(&line), forbidden_operation(&line));
+            proptest::prop_assert_eq!(changed_constant(&line), changed_constant(&line));
+            pieces.insert(at.min(pieces.len()), GUARDS[guard]);
+            let guarded = pieces.join(" ");
+            proptest::prop_assert_eq!(forbidden_operation(&guarded), None);
+            proptest::prop_assert_eq!(changed_constant(&guarded), None);
+        }
     }
+
+    /// Operations, counts of days, merge cues and filler, to assemble lines from.
+    const OP_AND_NUMBER_PIECES: &[&str] = &[
+        "git add -a",
+        "git clean -fdx",
+        "git stash drop",
+        "reset --hard",
+        "head@{2}",
+        "reflog",
+        "force-push",
+        "expiry",
+        "过期",
+        "45 天",
+        "365d",
+        "in",
+        "1/2",
+        "即可合入",
+        "merge at",
+        "→ 2/2",
+        "(",
+        ";",
+        "tile",
+    ];
 
     /// Topics, moves and filler of several norms, to assemble lines from.
     const PIECES: &[&str] = &[
