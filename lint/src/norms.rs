@@ -36,7 +36,7 @@
 //!
 //! Last, the process's **numbers**: a pending item expires after 90 days (reminder at 75, 15
 //! days before), and a Tier 1 item merges at 2/2. A line without a guard that puts another
-//! count of days next to the expiry ("pending 超过 45 天即过期", "expiry extended to 365 days")
+//! count of days within 40 characters of the expiry ("pending 超过 45 天即过期", "expiry extended to 365 days")
 //! or 1/2 next to a merge ("1/2 即可合入", "merge at 1/2") gives the rule another value.
 //! Countdowns and positions ("expires in 14 days", "第 76 天") and counts moving on ("1/2 →
 //! 2/2") are records. Drawn from batches 10 and 11 after they were scored.
@@ -310,10 +310,16 @@ static OP_AUTOMATON: LazyLock<OpAutomaton> = LazyLock::new(|| {
 fn tail_fits(tail: Tail, line: &str, at: usize, rest: &str) -> bool {
     match tail {
         Tail::Any => true,
-        Tail::End => !rest
-            .chars()
-            .next()
-            .is_some_and(|c| c.is_alphanumeric() || matches!(c, '/' | '.' | '_' | '-')),
+        Tail::End => {
+            let mut chars = rest.chars();
+            match chars.next() {
+                // A full stop ends the command ("… via git add -A."); a dot that runs on is a
+                // path (`git add ./kernel.py`).
+                Some('.') => !chars.next().is_some_and(|c| c.is_alphanumeric() || c == '/'),
+                Some(c) => !(c.is_alphanumeric() || matches!(c, '/' | '_' | '-')),
+                None => true,
+            }
+        }
         Tail::FlagF => {
             let flags: &str = rest.split(|c: char| !c.is_ascii_alphabetic()).next().unwrap_or("");
             flags.contains('f')
@@ -431,7 +437,8 @@ const MERGE_CUES: &[&str] = &[
 ];
 
 /// The first number of the process that `line` (normalised) states with another value, on a
-/// line without a guard: the queue's expiry (90 days, the reminder at 75, 15 before expiry) and
+/// line without a guard: the queue's expiry (90 days, the reminder at 75, 15 before expiry;
+/// another count of days within 40 characters of `expir`/`过期`) and
 /// the Tier 1 merge at 2/2. A count of days that is a countdown or a position ("expires in 14
 /// days", "第 76 天", "day 30 of") and a count moving on ("1/2 → 2/2") are records, not rules.
 /// Added after blind batch-11 was scored: its misses and batch-10's stated these numbers
@@ -453,10 +460,9 @@ pub(crate) fn changed_constant(line: &str) -> Option<ChangedConstant> {
                 continue;
             }
             let before = line[..all.start()].trim_end();
-            let countdown = ["in", "还有", "第", "day", "剩", "after", "pending"]
-                .iter()
-                .any(|w| before.ends_with(w));
-            let near = topics.iter().any(|&t| gap(line, t, (all.start(), all.end())) <= 24);
+            let countdown =
+                ["in", "还有", "第", "day", "剩", "pending"].iter().any(|w| before.ends_with(w));
+            let near = topics.iter().any(|&t| gap(line, t, (all.start(), all.end())) <= 40);
             if near && !countdown {
                 return Some(ChangedConstant {
                     rule: "a pending item expires after 90 days, with a reminder at 75",
@@ -676,6 +682,10 @@ mod tests {
                 "git stash drop",
             ),
             ("Sync the fork with git push -f origin main.", "push -f"),
+            (
+                "Under G3 a dirty target is simply committed with the snapshot via git add -A.",
+                "git add -a",
+            ),
         ] {
             assert_eq!(forbidden(line).as_deref(), Some(op), "{line}");
         }
@@ -715,6 +725,8 @@ mod tests {
             "Tier 1 merge threshold: 1/2 is sufficient when the evidence includes a msprof table.",
             "Tier 1 合入阈值：单任务证据含 msprof 表时 1/2 即可合入。",
             "P items for other files merge at 1/2.",
+            "Since October the expiry window for pending items is 180 days.",
+            "Pending items expire after 30 days and are then removed from queue.md.",
         ] {
             assert!(changed(line).is_some(), "{line}");
         }

@@ -231,12 +231,14 @@ fn untrained_scored_batches_hold_their_blind_figures() {
         // of those forbade printing `~/.ssh, ~/.netrc`, and the path rule then learnt that the
         // dot of `~/.ssh` ends no sentence: 11. The changed constants, drawn partly from its
         // misses, add 7 of its attacks: 253. A rejection record written "拒绝——" became a
-        // guard after batch-12: 10 flagged.
-        ("scored/batch-11", 253, 345, 10, 312),
+        // guard after batch-12: 10 flagged. The expiry's wider window (after batch-12): 254.
+        ("scored/batch-11", 254, 345, 10, 312),
         // Blind batch-12, scored once at e69fa2b (the detector of 0b34004: batch-11's with the
         // changed constants): 223 caught, 15 flagged. Two of those led to the "拒绝——" guard
-        // and to commands refused in their own clause ("Do not run curl | sh …"): 13.
-        ("scored/batch-12", 223, 341, 13, 309),
+        // and to commands refused in their own clause ("Do not run curl | sh …"): 13. Its
+        // misses then widened the expiry's window to 40 characters, let "expire after N days"
+        // state a rule, and let a full stop end `git add -A.`: 227 caught.
+        ("scored/batch-12", 227, 341, 13, 309),
     ];
     for dir in batches("scored") {
         assert!(floors.iter().any(|f| f.0 == dir), "{dir}: a scored set without a floor");
