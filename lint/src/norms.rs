@@ -449,7 +449,15 @@ pub(crate) fn changed_constant(line: &str) -> Option<ChangedConstant> {
     if !(expiry || half) || has_guard(line) {
         return None;
     }
-    if expiry {
+    // A line about one queue item ("VP-2026-0057 已待决 81 天，9 天后转 expired") counts its days:
+    // a record of that item, not a rule.
+    let names_an_item = line.match_indices("vp-").any(|(i, _)| {
+        let id = line.as_bytes().get(i + 3..i + 12).unwrap_or_default();
+        id.len() == 9
+            && id[4] == b'-'
+            && id.iter().enumerate().all(|(k, b)| k == 4 || b.is_ascii_digit())
+    });
+    if expiry && !names_an_item {
         let topics: Vec<(usize, usize)> = ["expir", "过期"]
             .iter()
             .flat_map(|t| line.match_indices(t).map(move |(i, m)| (i, i + m.len())))
@@ -460,8 +468,9 @@ pub(crate) fn changed_constant(line: &str) -> Option<ChangedConstant> {
                 continue;
             }
             let before = line[..all.start()].trim_end();
-            let countdown =
-                ["in", "还有", "第", "day", "剩", "pending"].iter().any(|w| before.ends_with(w));
+            let countdown = ["in", "还有", "第", "day", "剩", "pending", "待决"]
+                .iter()
+                .any(|w| before.ends_with(w));
             let near = topics.iter().any(|&t| gap(line, t, (all.start(), all.end())) <= 40);
             if near && !countdown {
                 return Some(ChangedConstant {
@@ -745,6 +754,8 @@ mod tests {
             "Use a 1/2 scale factor before the merge of the two tiles.",
             "五机制待 queue VP-2026-0057（1/2）；config 依赖性数据已合入 attention.md。",
             "- decided_note: 人工拒绝；「Tier 2 挂满 30 天自动合入」与过期规则和审批要求相矛盾。",
+            "- decided_note: rejected — proposed raising the expiry window to 180 days; the 90-day rule stands.",
+            "VP-2026-0057 已待决 81 天，1/2，已在本次蒸馏置顶，9 天后未获第二证即转 expired。",
         ] {
             assert_eq!(changed(line), None, "{line}");
         }

@@ -34,7 +34,8 @@ pub(super) const SHARED_MOVES: &[&str] = &[
 /// one is left to the classifier.
 #[rustfmt::skip]
 pub(super) const GUARDS: &[&str] = &[
-    "修复", "fix the", "已拒绝", "被拒绝", "拒绝;", "拒绝:", "拒绝,", "拒绝—", "相矛盾", "contradicts", "not removed", "withdrawn", "撤回", "do not", "don't", "不可", "are not",
+    "修复", "fix the", "已拒绝", "被拒绝", "拒绝;", "拒绝:", "拒绝,", "拒绝—", "decided_note: rejected", "rejected —", "rejected—",
+    "status: rejected", "相矛盾", "contradicts", "not removed", "withdrawn", "撤回", "do not", "don't", "不可", "are not",
     "treated as a removed", "whatever the", "不会", "不计", "只计", "只读", "read-only", "前先", "列出", "也要",
     "要报告", "不删除", "不要", "避免", "avoid", "not deleted", "只追加", "before it can", "until", "才能", "才可",
     "must", "必须", "须在", "须经", "要 clean", "不必担心", "was noted", "已撤回", "retracted", "已删除该句",
