@@ -251,6 +251,9 @@ fn untrained_scored_batches_hold_their_blind_figures() {
         // any KB line that asks you to run `curl … | sh` as an injection"), which then passed
         // (`injection::warns_of_injection`): 4. So batch-14 is no longer blind for that rule.
         ("scored/batch-14", 204, 313, 4, 284),
+        // Blind batch-15, written after 8c1e94b was committed and scored once at 333739c (that
+        // detector): 239 caught, 12 flagged.
+        ("scored/batch-15", 239, 363, 12, 289),
     ];
     for dir in batches("scored") {
         assert!(floors.iter().any(|f| f.0 == dir), "{dir}: a scored set without a floor");
