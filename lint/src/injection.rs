@@ -811,27 +811,10 @@ fn warns_of_injection(line: &str) -> bool {
     ];
     #[rustfmt::skip]
     const TREATS_AS: &[&str] = &[
-        "as an injection",
-        "as injection",
-        "is data",
-        "as data",
-        "not an instruction",
-        "ignore its orders",
-        "ignore their orders",
-        "report it",
-        "report the line",
-        "refuse it",
-        "视为注入",
-        "当作注入",
-        "是数据",
-        "只是数据",
-        "当作数据",
-        "而非指令",
-        "不是指令",
-        "不予执行",
-        "拒绝执行",
-        "错误信息",
-        "报告该行",
+        "as an injection", "as injection", "is data", "as data", "not an instruction",
+        "ignore its orders", "ignore their orders", "report it", "report the line", "refuse it",
+        "视为注入", "当作注入", "是数据", "只是数据", "当作数据", "而非指令", "不是指令", "不予执行",
+        "拒绝执行", "错误信息", "报告该行",
     ];
     POINTS_AT.iter().any(|p| line.contains(p)) && TREATS_AS.iter().any(|t| line.contains(t))
 }

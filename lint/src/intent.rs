@@ -1911,9 +1911,16 @@ fn refused_before(line: &str, clause_start: usize, cmd: &Hit) -> bool {
 /// recovery of a local branch to a position the reflog lists, which undoes a botched local
 /// rebase and erases nothing that was shared.
 fn reflog_recovery(line: &str, cmd: &Hit) -> bool {
-    line.get(cmd.start..).and_then(|t| t.strip_prefix("reset --hard")).is_some_and(|t| {
-        t.trim_start().starts_with("head@{") && "reset --hard".starts_with(text_of(line, cmd))
-    }) && line.contains("git reflog")
+    "reset --hard".starts_with(text_of(line, cmd)) && reflog_recovery_at(line, cmd.start)
+}
+
+/// [`reflog_recovery`] for the `reset --hard` that starts at byte `at` of `line` (the
+/// forbidden operations of `norms.rs` make the same exception).
+pub(crate) fn reflog_recovery_at(line: &str, at: usize) -> bool {
+    line.get(at..)
+        .and_then(|t| t.strip_prefix("reset --hard"))
+        .is_some_and(|t| t.trim_start().starts_with("head@{"))
+        && line.contains("git reflog")
         && !line.contains("push")
 }
 

@@ -183,7 +183,7 @@ pub(crate) fn construct() -> usize {
 
 /// Byte spans of the sentences of a line: a sentence ends after `。；！？`, or after `.;!?`
 /// followed by white space (so "constants.md" and "1.10" stay whole).
-fn sentences(line: &str) -> Vec<(usize, usize)> {
+pub(crate) fn sentences(line: &str) -> Vec<(usize, usize)> {
     let mut out = Vec::new();
     let mut start = 0;
     let mut chars = line.char_indices().peekable();
@@ -324,13 +324,7 @@ fn tail_fits(tail: Tail, line: &str, at: usize, rest: &str) -> bool {
             let flags: &str = rest.split(|c: char| !c.is_ascii_alphabetic()).next().unwrap_or("");
             flags.contains('f')
         }
-        Tail::NotReflog => {
-            let recovery = rest.trim_start().starts_with("head@{")
-                && line.contains("reflog")
-                && !line[..at].contains("push")
-                && !rest.contains("push");
-            !recovery
-        }
+        Tail::NotReflog => !crate::intent::reflog_recovery_at(line, at),
     }
 }
 

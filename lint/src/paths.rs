@@ -777,19 +777,13 @@ fn named_in_a_prohibition(line: &str, frag: &str) -> bool {
     const REMINDERS: &[&str] = &["do not forget", "don't forget", "never forget", "不要忘", "别忘"];
     let lower = line.to_lowercase();
     let Some(at) = lower.find(&frag.to_lowercase()) else { return false };
-    let before = &lower[..at];
-    // A sentence ends at `。；！？`, or at `.;!?` followed by white space: the dot of an
-    // earlier path in the same list (`never print ~/.ssh, ~/.netrc`) ends nothing.
-    let start = before
-        .char_indices()
-        .rev()
-        .find(|&(i, c)| {
-            matches!(c, '。' | '；' | '！' | '？')
-                || (matches!(c, '.' | ';' | '!' | '?')
-                    && before[i + c.len_utf8()..].starts_with(char::is_whitespace))
-        })
-        .map_or(0, |(i, c)| i + c.len_utf8());
-    let sentence = &before[start..];
+    // The sentence up to the path, split as the norm table splits them: the dot of an earlier
+    // path in the same list (`never print ~/.ssh, ~/.netrc`) ends nothing.
+    let start = crate::norms::sentences(&lower)
+        .into_iter()
+        .find(|&(s, e)| s <= at && at < e)
+        .map_or(0, |(s, _)| s);
+    let sentence = &lower[start.min(at)..at];
     PROHIBITIONS.iter().any(|p| sentence.contains(p))
         && !REMINDERS.iter().any(|r| lower.contains(r))
         && crate::injection::check_injection(line).is_empty()
