@@ -1401,18 +1401,14 @@ impl JsonRows<'_> {
         JsonRow { id, head, path: &self.paths[self.rows[i].1], tail }
     }
 
-    /// The id of row `i`.
+    /// The id of row `i` (see [`JsonRow::id`]).
     pub fn id(&self, i: usize) -> &str {
-        // Empty if the stored bytes are damaged: the printed row carries its own copy of the
-        // id, in its JSON.
-        std::str::from_utf8(self.parts(i).0).unwrap_or_default()
+        self.row(i).id()
     }
 
-    /// Appends row `i` as compact JSON, byte for byte what serde_json writes for its
-    /// [`QueryRow`], with `"quarantined":true` as a last key when `quarantined`.
+    /// Appends row `i` as compact JSON (see [`JsonRow::write`]).
     pub fn write_row(&self, i: usize, quarantined: bool, out: &mut Vec<u8>) {
-        let (_, head, tail) = self.parts(i);
-        write_json_row(head, &self.paths[self.rows[i].1], tail, quarantined, out);
+        self.row(i).write(quarantined, out);
     }
 }
 
@@ -1584,10 +1580,10 @@ pub struct JsonRow<'a> {
     tail: &'a [u8],
 }
 
-impl JsonRow<'_> {
+impl<'a> JsonRow<'a> {
     /// The entry id (empty if its stored bytes are damaged: the printed row carries its own
     /// copy of the id, in its JSON).
-    pub fn id(&self) -> &str {
+    pub fn id(&self) -> &'a str {
         std::str::from_utf8(self.id).unwrap_or_default()
     }
 
