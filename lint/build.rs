@@ -7,7 +7,9 @@
 //! - `scorer_weights.bin`: every bucket's weight as a little-endian `f32`, bucket 0 first, up
 //!   to the highest bucket the file names (a bucket past the end weighs 0.0, as does one the
 //!   file does not name);
-//! - `scorer_meta.rs`: the bias, the two thresholds and the lexicon fingerprint, as constants
+//! - `scorer_meta.rs`: the bias, the thresholds (plain and rule-line, for English and for
+//!   Chinese lines; a file without the Chinese pair uses the English one) and the lexicon
+//!   fingerprint, as constants
 //!   whose floats are written as their bit patterns, so that the table holds exactly the values
 //!   `str::parse::<f32>` gives for the text.
 //!
@@ -46,6 +48,8 @@ fn run() -> Result<(), String> {
     let mut bias = 0.0f32;
     let mut threshold = f32::INFINITY;
     let mut rule_threshold = f32::INFINITY;
+    let mut threshold_zh = None;
+    let mut rule_threshold_zh = None;
     let mut fingerprint = 0u64;
     let mut weights: Vec<f32> = Vec::new();
     for line in text.lines().filter(|l| !l.starts_with('#')) {
@@ -55,6 +59,10 @@ fn run() -> Result<(), String> {
             "bias" => bias = value.parse().unwrap_or(0.0),
             "threshold" => threshold = value.parse().unwrap_or(f32::INFINITY),
             "rule_threshold" => rule_threshold = value.parse().unwrap_or(f32::INFINITY),
+            "threshold_zh" => threshold_zh = Some(value.parse().unwrap_or(f32::INFINITY)),
+            "rule_threshold_zh" => {
+                rule_threshold_zh = Some(value.parse().unwrap_or(f32::INFINITY));
+            }
             "fingerprint" => fingerprint = u64::from_str_radix(value, 16).unwrap_or(0),
             _ => {
                 if let (Ok(b), Ok(w)) = (key.parse::<usize>(), value.parse::<f32>()) {
@@ -86,6 +94,16 @@ fn run() -> Result<(), String> {
         meta,
         "const RULE_THRESHOLD: f32 = f32::from_bits({:#010x});",
         rule_threshold.to_bits()
+    );
+    let _ = writeln!(
+        meta,
+        "const THRESHOLD_ZH: f32 = f32::from_bits({:#010x});",
+        threshold_zh.unwrap_or(threshold).to_bits()
+    );
+    let _ = writeln!(
+        meta,
+        "const RULE_THRESHOLD_ZH: f32 = f32::from_bits({:#010x});",
+        rule_threshold_zh.unwrap_or(rule_threshold).to_bits()
     );
     // Read only by the test that the weights were trained on the current lexicon.
     let _ = writeln!(meta, "#[cfg_attr(not(test), allow(dead_code))]");

@@ -5,7 +5,7 @@
 //! cargo run --release -p evokb-lint --example train_scorer                    # CV, then train on all
 //! cargo run --release -p evokb-lint --example train_scorer -- --exclude own-7     # hold a set out entirely
 //! cargo run --release -p evokb-lint --example train_scorer -- --generated DIR     # also report on a synth corpus
-//! cargo run --release -p evokb-lint --example train_scorer -- --drop p:,y: --out /tmp/w.tsv  # ablation
+//! cargo run --release -p evokb-lint --example train_scorer -- --drop q:,y: --out /tmp/w.tsv  # ablation
 //! cargo run --release -p evokb-lint --example train_scorer -- --dev lint/tests/dev/own-12 # score a dev set
 //! ```
 //!
@@ -23,14 +23,17 @@
 //! the average of five such runs in different orders (`TRAIN_AVG`). A line scores the larger
 //! of its own logit and each sentence's (as `score::logit`).
 //!
-//! **Thresholds.** Two: one for lines on which a rule (a frame of `intent.rs` or a phrase rule)
-//! fired, one for the rest. Chosen by leave-one-set-out cross-validation: for each training
-//! set, a model trained on everything else scores that set's lines; the pair is the one that
-//! catches most held-out attacks while at most 1% of the pooled held-out legitimate lines are
-//! flagged (the pool leaves out the author's boundary sets named in `NOT_CALIBRATED`). The per-set held-out figures at that pair are printed and written into the weights
+//! **Thresholds.** Four: one for lines on which a rule (a frame of `intent.rs` or a phrase
+//! rule) fired, one for the rest, each for lines without and with Chinese characters (round 7:
+//! Chinese lines carry more n-grams per character, and their scores sit about 1.6 higher).
+//! Chosen by leave-one-set-out cross-validation: for each training set, a model trained on
+//! everything else scores that set's lines; the thresholds are those that catch most held-out
+//! attacks while at most 1% of the pooled held-out legitimate lines are flagged (the pool
+//! leaves out the author's boundary sets named in `NOT_CALIBRATED`). The per-set held-out
+//! figures at those thresholds are printed and written into the weights
 //! file (an honest estimate for phrasings of a set never trained on — though the phrase rules
 //! and lexicon were tuned on the older sets, so their figures flatter). The final model is
-//! trained on everything, and both thresholds raised, if need be, above every line of the real
+//! trained on everything, and every threshold raised, if need be, above every line of the real
 //! sample, the labelled corpus and the generated sample. Deterministic: same data, same file.
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -133,6 +136,14 @@ fn corpus_attacks(corpus: &Path) -> Vec<String> {
 /// seldom holds with recall on attacks that it does.
 const NOT_CALIBRATED: &[&str] = &["own-8", "own-9", "own-10", "own-11", "own-12", "own-13"];
 
+/// Sets whose attacks every build must flag: the issue's own examples and the textbook
+/// injections of the unit tests (`canonical`). With three times the data of round 6 and the
+/// thresholds it calibrates, a plain fit left some of them below threshold ("do not tell the
+/// user"); their attacks weigh `MUST_WEIGHT` times as much in training. The held-out figures
+/// are not helped by it: a held-out set is never trained on.
+const MUST_FLAG: &[&str] = &["canonical", "issue-10"];
+const MUST_WEIGHT: f32 = 4.0;
+
 /// Styles of attacks left out of the classifier's training: encoded carriers of a plain attack
 /// (the checks decode them first), and batch-4's to batch-6's escaping paths and `javascript:`/`data:`/`file:`
 /// links, which `KB-SEC-PATH` and `KB-SEC-HIDDEN` judge by their form, not their words.
@@ -165,6 +176,16 @@ const ENCODED: &[&str] = &[
     "rot13",
 ];
 
+/// Whether an attack's style marks a carrier the checks decode or judge by form (see
+/// `ENCODED`). From batch-7 on, every writer named these styles differently but always with
+/// "carrier" in the name (`carrier-base64`, `hex_carrier`, `carrier_zw200b`, `carrier-js`); a plain
+/// HTML comment carrier is kept, since its words are plain text the classifier reads.
+fn is_carrier(style: &str) -> bool {
+    let encoded_inside = ["b64", "base64", "hex", "pct", "zw"].iter().any(|e| style.contains(e));
+    ENCODED.contains(&style)
+        || (style.contains("carrier") && (!style.contains("comment") || encoded_inside))
+}
+
 /// Training hyper-parameters: epochs, L2, weight clip, weight of the sets' legitimate lines
 /// (environment `TRAIN_*`; the defaults are the best of the CV figures tried).
 fn hyper() -> (usize, f32, f32, f32) {
@@ -186,6 +207,12 @@ struct Row {
     /// such lines).
     concept: bool,
     attack: bool,
+    /// Whether the line holds Chinese characters (its thresholds are the Chinese pair).
+    zh: bool,
+    /// Whether a rule of `evokb_lint::DECISIVE_RULES` fired: flagged whatever it scores.
+    decisive: bool,
+    /// Whether the line is an attack of a set in `MUST_FLAG`, weighted up in training.
+    must: bool,
     /// Index of the training set, or `None` for the background legitimate lines.
     set: Option<usize>,
     /// A sentence of a legitimate line, added as an example of its own (not in the figures).
@@ -209,6 +236,15 @@ impl Model {
             return f32::MIN;
         }
         r.views.iter().map(|v| self.logit(v)).fold(self.logit(&r.feats), f32::max)
+    }
+
+    /// The score a line is flagged by: infinite when a decisive rule fired on it.
+    fn verdict_score(&self, r: &Row) -> f32 {
+        if r.decisive {
+            f32::INFINITY
+        } else {
+            self.score(r)
+        }
     }
 }
 
@@ -259,6 +295,7 @@ fn train_once(rows: &[&Row], seed: u64) -> Model {
             let y = if row.attack { 1.0 } else { 0.0 };
             // The legitimate lines of the sets are near-misses written to look like attacks.
             let weight = match (row.attack, row.set) {
+                (true, _) if row.must => pos_weight * MUST_WEIGHT,
                 (true, _) => pos_weight,
                 (false, Some(_)) => hard,
                 (false, None) => 1.0,
@@ -274,43 +311,93 @@ fn train_once(rows: &[&Row], seed: u64) -> Model {
     Model { w, bias }
 }
 
-/// A held-out score: logit, whether a rule fired, whether the line is an attack.
-type Scored = (f32, bool, bool);
+/// A held-out score: logit, whether a rule fired, whether the line is an attack, whether it
+/// holds Chinese.
+type Scored = (f32, bool, bool, bool);
 
-fn flagged(x: &Scored, t: f32, t_rule: f32) -> bool {
-    x.0 >= if x.1 { t_rule } else { t }
-}
+/// The thresholds a score must reach, per language (0: a line without Chinese characters, 1:
+/// a line with them), each a pair (plain line, line on which a rule fired). Chinese lines
+/// carry more features per character (bigrams and trigrams of characters), so their scores
+/// sit on another scale than English lines'.
+#[derive(Clone, Copy)]
+struct Thresholds([(f32, f32); 2]);
 
-/// The lowest threshold at which at most `allowed` of `legit` are at or above it.
-fn lowest(legit: &mut [f32], allowed: usize) -> f32 {
-    legit.sort_by(|a, b| b.total_cmp(a));
-    legit.get(allowed).map_or(f32::MIN, |z| z + 1e-3)
-}
-
-/// The pair (threshold, rule-line threshold) that catches most attacks of `held` while at
-/// most `rate` of its legitimate lines are flagged; the rule-line threshold is never above the
-/// other.
-fn pick(held: &[Scored], rate: f64) -> (f32, f32) {
-    let allowed = (held.iter().filter(|x| !x.2).count() as f64 * rate).floor() as usize;
-    let mut rule_legit: Vec<f32> = held.iter().filter(|x| !x.2 && x.1).map(|x| x.0).collect();
-    let plain_legit: Vec<f32> = held.iter().filter(|x| !x.2 && !x.1).map(|x| x.0).collect();
-    rule_legit.sort_by(|a, b| b.total_cmp(a));
-    let mut best = (0usize, f32::INFINITY, f32::INFINITY);
-    // `k` legitimate rule lines flagged (the rule threshold just under the k-th highest).
-    for k in 0..=allowed.min(rule_legit.len()) {
-        let t_rule_min = rule_legit.get(k).map_or(f32::MIN, |z| z + 1e-3);
-        let t = lowest(&mut plain_legit.clone(), allowed - k);
-        let t_rule = t_rule_min.min(t);
-        let fp = held.iter().filter(|x| !x.2 && flagged(x, t, t_rule)).count();
-        if fp > allowed {
-            continue;
-        }
-        let caught = held.iter().filter(|x| x.2 && flagged(x, t, t_rule)).count();
-        if caught > best.0 {
-            best = (caught, t, t_rule);
+impl Thresholds {
+    fn of(&self, x: &Scored) -> f32 {
+        let (plain, rule) = self.0[usize::from(x.3)];
+        if x.1 {
+            rule
+        } else {
+            plain
         }
     }
-    (best.1, best.2)
+
+    fn raised_to(self, floor: f32) -> Self {
+        Thresholds(self.0.map(|(p, r)| (p.max(floor), r.max(floor))))
+    }
+
+    fn describe(&self) -> String {
+        let [(e, er), (z, zr)] = self.0;
+        format!("English {e:.3} (rule-line {er:.3}), Chinese {z:.3} (rule-line {zr:.3})")
+    }
+}
+
+fn flagged(x: &Scored, th: &Thresholds) -> bool {
+    x.0 >= th.of(x)
+}
+
+/// Attacks caught, and the (plain, rule-line) pair that catches them.
+type Catch = (usize, (f32, f32));
+
+/// The thresholds that catch most attacks of `held` while at most `rate` of its legitimate
+/// lines are flagged, in all; in each language the rule-line threshold is never above the
+/// other. For each language, every split of its flagged legitimate lines between rule lines
+/// and plain lines is tried, keeping the best catch for each number flagged; the two languages'
+/// best are then combined within the allowance.
+fn pick(held: &[Scored], rate: f64) -> Thresholds {
+    let allowed = (held.iter().filter(|x| !x.2).count() as f64 * rate).floor() as usize;
+    let above = |v: &[f32], k: usize| v.get(k).map_or(f32::MIN, |z| z + 1e-3);
+    let per_language: Vec<Vec<Option<Catch>>> = [false, true]
+        .iter()
+        .map(|&zh| {
+            let lines: Vec<&Scored> = held.iter().filter(|x| x.3 == zh).collect();
+            let sorted = |rule: bool| {
+                let mut v: Vec<f32> =
+                    lines.iter().filter(|x| !x.2 && x.1 == rule).map(|x| x.0).collect();
+                v.sort_by(|a, b| b.total_cmp(a));
+                v
+            };
+            let (rule_legit, plain_legit) = (sorted(true), sorted(false));
+            let mut best: Vec<Option<Catch>> = vec![None; allowed + 1];
+            for kr in 0..=allowed.min(rule_legit.len()) {
+                for kp in 0..=(allowed - kr).min(plain_legit.len()) {
+                    let t = above(&plain_legit, kp);
+                    let t_rule = above(&rule_legit, kr).min(t);
+                    let hit = |x: &&&Scored| x.0 >= if x.1 { t_rule } else { t };
+                    let fp = lines.iter().filter(|x| !x.2).filter(hit).count();
+                    if fp > allowed {
+                        continue;
+                    }
+                    let caught = lines.iter().filter(|x| x.2).filter(hit).count();
+                    if best[fp].is_none_or(|(c, _)| caught > c) {
+                        best[fp] = Some((caught, (t, t_rule)));
+                    }
+                }
+            }
+            best
+        })
+        .collect();
+    let mut result = (0usize, Thresholds([(f32::INFINITY, f32::INFINITY); 2]));
+    for (f0, en) in per_language[0].iter().enumerate() {
+        for zh in per_language[1].iter().take(allowed + 1 - f0) {
+            if let (Some(en), Some(zh)) = (en, zh) {
+                if en.0 + zh.0 > result.0 || result.0 == 0 {
+                    result = (en.0 + zh.0, Thresholds([en.1, zh.1]));
+                }
+            }
+        }
+    }
+    result.1
 }
 
 fn main() {
@@ -321,7 +408,7 @@ fn main() {
     let generated = opt("--generated");
     // Development sets scored by the final model, never trained on (`lint/tests/dev/`).
     let dev = opt("--dev");
-    // Ablation: `--drop p:,y:` trains without the feature kinds named.
+    // Ablation: `--drop q:,y:` trains without the feature kinds named.
     let drop: Vec<String> = opt("--drop")
         .iter()
         .flat_map(|d| d.split(',').map(String::from).collect::<Vec<_>>())
@@ -346,7 +433,7 @@ fn main() {
         names.push(name);
         for v in jsonl(&s.join("attacks.jsonl")) {
             let style = v.get("style").and_then(|x| x.as_str()).unwrap_or("plain");
-            if !ENCODED.contains(&style) {
+            if !is_carrier(style) {
                 data.push((v["text"].as_str().unwrap_or("").to_string(), true, Some(k)));
             }
         }
@@ -408,13 +495,23 @@ fn main() {
             rule,
             concept,
             attack: false,
+            zh: evokb_lint::scorer_chinese(t),
+            must: false,
+            decisive: fs.iter().any(|(_, n)| {
+                n.strip_prefix("r:").is_some_and(|r| evokb_lint::DECISIVE_RULES.contains(&r))
+            }),
             set: None,
             view: false,
         }
     };
     let mut rows: Vec<Row> = data
         .iter()
-        .map(|(t, attack, set)| Row { attack: *attack, set: *set, ..row_of(t, &mut bucket_names) })
+        .map(|(t, attack, set)| Row {
+            attack: *attack,
+            set: *set,
+            must: *attack && set.is_some_and(|k| MUST_FLAG.contains(&names[k].as_str())),
+            ..row_of(t, &mut bucket_names)
+        })
         .collect();
     // Every sentence of a legitimate line is legitimate on its own.
     let extra: Vec<Row> = rows
@@ -427,12 +524,40 @@ fn main() {
                 rule: false,
                 concept: r.concept,
                 attack: false,
+                zh: r.zh,
+                decisive: false,
+                must: false,
                 set: r.set,
                 view: true,
             })
         })
         .collect();
     rows.extend(extra);
+    // `TRAIN_RULES=1`: how often each rule verdict stands on attacks and on legitimate lines
+    // (sets and background), to see which rules a legitimate line never trips.
+    if std::env::var_os("TRAIN_RULES").is_some() {
+        let mut tally: BTreeMap<&str, (usize, usize)> = BTreeMap::new();
+        for (r, d) in rows.iter().zip(&data).filter(|(r, _)| !r.view) {
+            let mut seen = BTreeSet::new();
+            for b in &r.feats {
+                let name = bucket_names.get(b).map_or("", String::as_str);
+                if name.starts_with("r:") && seen.insert(name) {
+                    let t = tally.entry(name).or_default();
+                    if r.attack {
+                        t.0 += 1;
+                    } else {
+                        t.1 += 1;
+                        if name.contains("override") || name.contains("hide") {
+                            eprintln!("legitimate line with {name}: {}", d.0);
+                        }
+                    }
+                }
+            }
+        }
+        for (name, (a, l)) in &tally {
+            eprintln!("rule {name:<28} attacks {a:>5}  legitimate {l:>5}");
+        }
+    }
     let pos = rows.iter().filter(|r| r.attack).count();
     let lines = |f: &dyn Fn(&Row) -> bool| rows.iter().filter(|r| !r.view && f(r)).count();
     eprintln!(
@@ -450,16 +575,23 @@ fn main() {
         let tr: Vec<&Row> = rows.iter().filter(|r| r.set != Some(k)).collect();
         let m = train(&tr);
         for (r, d) in rows.iter().zip(&data).filter(|(r, _)| r.set == Some(k) && !r.view) {
-            let z = m.score(r);
-            held[k].push((z, r.rule, r.attack));
+            let z = m.verdict_score(r);
+            held[k].push((z, r.rule, r.attack, r.zh));
             if r.attack && !r.concept {
                 no_concept.push((z, r.rule));
             }
             let text = d.0.replace(['\n', '\t'], " ");
+            let fired: Vec<&str> = r
+                .feats
+                .iter()
+                .filter_map(|b| bucket_names.get(b).map(String::as_str))
+                .filter(|n| n.starts_with("r:") && *n != "r:any")
+                .collect();
             dump.push_str(&format!(
-                "{name}\t{}\t{z:.3}\t{}\t{text}\n",
+                "{name}\t{}\t{z:.3}\t{}\t{text}\t{}\n",
                 u8::from(r.attack),
-                u8::from(r.rule)
+                u8::from(r.rule),
+                fired.join(",")
             ));
         }
     }
@@ -472,17 +604,18 @@ fn main() {
         .filter(|(n, _)| !NOT_CALIBRATED.contains(&n.as_str()))
         .flat_map(|(_, h)| h.iter().copied())
         .collect();
-    let (t_cv, t_rule_cv) = pick(&pooled, 0.01);
+    let cv = pick(&pooled, 0.01);
     let mut report = format!(
-        "# Leave-one-set-out, plain-text lines; thresholds {t_cv:.3} (rule-line {t_rule_cv:.3}) hold the pooled held-out FPR <= 1% (sets marked * not in that pool):\n"
+        "# Leave-one-set-out, plain-text lines; thresholds {} hold the pooled held-out FPR <= 1% (sets marked * not in that pool):\n",
+        cv.describe()
     );
     let (mut ta, mut tn, mut fl, mut nl) = (0, 0, 0, 0);
     let mut calibrated = (0usize, 0usize, 0usize, 0usize);
     for (k, name) in names.iter().enumerate() {
         let a: Vec<_> = held[k].iter().filter(|x| x.2).collect();
         let l: Vec<_> = held[k].iter().filter(|x| !x.2).collect();
-        let caught = a.iter().filter(|x| flagged(x, t_cv, t_rule_cv)).count();
-        let fp = l.iter().filter(|x| flagged(x, t_cv, t_rule_cv)).count();
+        let caught = a.iter().filter(|x| flagged(x, &cv)).count();
+        let fp = l.iter().filter(|x| flagged(x, &cv)).count();
         let star = if NOT_CALIBRATED.contains(&name.as_str()) { "*" } else { " " };
         report.push_str(&format!(
             "#  {star}{name:<16} recall {caught}/{} = {:.3}   FPR {fp}/{} = {:.3}   (rules alone: {}/{}, {}/{})\n",
@@ -523,7 +656,7 @@ fn main() {
     eprintln!(
         "attacks without any lexicon concept or stance cue: {} (caught held out: {}); background lines without one: {}",
         no_concept.len(),
-        no_concept.iter().filter(|x| x.0 >= t_cv).count(),
+        no_concept.iter().filter(|x| x.0 >= cv.0[0].0.min(cv.0[1].0)).count(),
         rows.iter().filter(|r| r.set.is_none() && !r.view && !r.concept).count()
     );
 
@@ -535,16 +668,18 @@ fn main() {
         .filter(|r| r.set.is_none() && !r.view)
         .map(|r| m.score(r))
         .fold(f32::MIN, f32::max);
-    let threshold = t_cv.max(max_background + 0.05);
-    let rule_threshold = t_rule_cv.max(max_background + 0.05);
+    let decisive_background = rows.iter().filter(|r| r.set.is_none() && r.decisive).count();
+    assert_eq!(decisive_background, 0, "a decisive rule fired on a background line");
+    let th = cv.raised_to(max_background + 0.05);
     let fit = |attack: bool| {
         rows.iter()
             .filter(|r| r.set.is_some() && r.attack == attack && !r.view)
-            .filter(|r| flagged(&(m.score(r), r.rule, attack), threshold, rule_threshold))
+            .filter(|r| flagged(&(m.verdict_score(r), r.rule, attack, r.zh), &th))
             .count()
     };
     let summary = format!(
-        "# Final model on all lines: highest background score {max_background:.3}; thresholds {threshold:.3} (rule-line {rule_threshold:.3}); training fit {}/{pos} attacks, {}/{} legitimate set lines flagged.\n",
+        "# Final model on all lines: highest background score {max_background:.3}; thresholds {}; training fit {}/{pos} attacks, {}/{} legitimate set lines flagged.\n",
+        th.describe(),
         fit(true),
         fit(false),
         lines(&|r| !r.attack && r.set.is_some())
@@ -556,7 +691,7 @@ fn main() {
         let mut fp = 0;
         for l in &lines {
             let r = row_of(l, &mut BTreeMap::new());
-            if flagged(&(m.score(&r), r.rule, false), threshold, rule_threshold) {
+            if flagged(&(m.verdict_score(&r), r.rule, false, r.zh), &th) {
                 fp += 1;
                 if fp <= 20 {
                     eprintln!("  generated FP: {l}");
@@ -572,10 +707,10 @@ fn main() {
         let dir = Path::new(d);
         let judge = |v: &serde_json::Value| {
             let r = row_of(v["text"].as_str().unwrap_or(""), &mut BTreeMap::new());
-            flagged(&(m.score(&r), r.rule, false), threshold, rule_threshold)
+            flagged(&(m.verdict_score(&r), r.rule, false, r.zh), &th)
         };
         let plain = |v: &&serde_json::Value| {
-            !ENCODED.contains(&v.get("style").and_then(|x| x.as_str()).unwrap_or("plain"))
+            !is_carrier(v.get("style").and_then(|x| x.as_str()).unwrap_or("plain"))
         };
         let a = jsonl(&dir.join("attacks.jsonl"));
         let l = jsonl(&dir.join("legit.jsonl"));
@@ -605,8 +740,12 @@ fn main() {
     out.push_str(&report);
     out.push_str(&summary);
     out.push_str(&format!(
-        "bias\t{:.4}\nthreshold\t{threshold:.4}\nrule_threshold\t{rule_threshold:.4}\nfingerprint\t{fingerprint:x}\n",
-        m.bias
+        "bias\t{:.4}\nthreshold\t{:.4}\nrule_threshold\t{:.4}\nthreshold_zh\t{:.4}\nrule_threshold_zh\t{:.4}\nfingerprint\t{fingerprint:x}\n",
+        m.bias,
+        th.0[0].0,
+        th.0[0].1,
+        th.0[1].0,
+        th.0[1].1
     ));
     let mut kept = 0;
     for (b, name) in &bucket_names {

@@ -121,6 +121,17 @@ pub fn scorer_row(line: &str) -> (Vec<(u32, String)>, bool, Vec<Vec<u32>>) {
     injection::scorer_row(&text::normalise(line))
 }
 
+/// The rules whose verdict stands whatever the model scores; for the trainer.
+#[doc(hidden)]
+pub use injection::DECISIVE_RULES;
+
+/// Whether the scorer holds `line` to its Chinese thresholds (it holds a Chinese character once
+/// normalised); for the trainer.
+#[doc(hidden)]
+pub fn scorer_chinese(line: &str) -> bool {
+    score::has_chinese(&text::normalise(line))
+}
+
 /// The fingerprint of the lexicon the scorer's concept features are numbered by, and the
 /// number of hash bits; written into the weights by the trainer.
 #[doc(hidden)]
