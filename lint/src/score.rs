@@ -653,6 +653,18 @@ mod tests {
         assert!(dense.iter().filter(|w| **w != 0.0).count() > 1000);
     }
 
+    /// A rule firing never makes a line harder to flag, in either language; and the Chinese
+    /// pair is the one a line with a Chinese character is held to.
+    #[test]
+    fn rule_lines_are_held_to_no_more_than_plain_lines_in_each_language() {
+        for chinese in [false, true] {
+            assert!(threshold(true, chinese) <= threshold(false, chinese));
+        }
+        assert_eq!(threshold(false, true).to_bits(), THRESHOLD_ZH.to_bits());
+        assert_eq!(threshold(false, false).to_bits(), THRESHOLD.to_bits());
+        assert!(has_chinese("tile 宽度") && !has_chinese("tile width, 64 (fp16)"));
+    }
+
     fn names(l: &str) -> Vec<String> {
         let c = crate::intent::clauses(l);
         let mut v = Vec::new();
