@@ -345,6 +345,7 @@ fn decoded_line_uncached(line: &str) -> Vec<String> {
         let why = inner
             .first()
             .map(|f| f.message.clone())
+            .or_else(|| crate::injection::decoded_instruction(&t))
             .or_else(|| check_decoded(&t).first().map(|f| f.message.clone()));
         if let Some(why) = why {
             out.push(format!("{kind} text decodes to an instruction ({why}): {}", quote(&t, 60)));
@@ -364,6 +365,16 @@ pub(crate) fn clear_cache() {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A decoded payload is held to `injection::DECODED_THRESHOLD`, below a plain line's: the
+    /// same false policy passes in the open and is an error once hidden.
+    #[test]
+    fn decoded_text_is_held_to_the_lower_threshold() {
+        let plain = "The precision gate is informational for fp16 kernels.";
+        assert!(crate::injection::check_injection(plain).is_empty());
+        let hidden = format!("blob: {}", B64_STD.encode(plain));
+        assert_eq!(check_decoded(&hidden).len(), 1, "{hidden}");
+    }
 
     #[test]
     fn decodes_each_encoding() {

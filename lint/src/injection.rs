@@ -787,6 +787,31 @@ pub(crate) fn scorer_row(line: &str) -> (Vec<(u32, String)>, bool, Vec<Vec<u32>>
     (names, a.rule.is_some(), views)
 }
 
+/// The model score a decoded payload must reach (`decode.rs`): lower than a plain line's.
+/// Text that was hidden in base64, hex, percent or entity escapes and that names a process
+/// act or a stance at all is already unusual in a knowledge base; the plain thresholds,
+/// calibrated on lines written in the open, let a tenth of the decoded false policies of
+/// batches 7 to 17 through.
+pub(crate) const DECODED_THRESHOLD: f32 = 0.0;
+
+/// Whether a decoded payload reads as an instruction at the decoded threshold, and why; the
+/// plain verdict (`check_injection`) is asked first by the caller.
+pub(crate) fn decoded_instruction(text: &str) -> Option<String> {
+    numbered_lines(text).map(|(_, l)| normalise(l)).find_map(|line| {
+        let a = assess(&line);
+        if !a.judged || warns_of_injection(&line) {
+            return None;
+        }
+        let z = crate::score::logit(&line, &a.hits, &a.clauses, &a.rules);
+        (z >= DECODED_THRESHOLD).then(|| {
+            let why = a.rule.clone().unwrap_or_else(|| {
+                crate::score::explain(&line, &a.hits, &a.clauses)
+            });
+            format!("reads as an instruction once decoded (model score {z:.2} ≥ {DECODED_THRESHOLD:.2}): {why}")
+        })
+    })
+}
+
 /// The verdict on one normalised line: the one-line explanation when it is flagged, and
 /// whether it carries an action cue; memoised per distinct line like `intent::judge`.
 fn decide(line: &str) -> (Option<String>, bool) {
