@@ -209,6 +209,9 @@ struct Row {
     attack: bool,
     /// Whether the line holds Chinese characters (its thresholds are the Chinese pair).
     zh: bool,
+    /// The rules that fired (`r:` features other than `r:any`), by name: a bucket may hold
+    /// another feature too, so names are kept rather than looked up by bucket.
+    rules: Vec<String>,
     /// Whether a rule of `evokb_lint::DECISIVE_RULES` fired: flagged whatever it scores.
     decisive: bool,
     /// Whether the line is an attack of a set in `MUST_FLAG`, weighted up in training.
@@ -500,6 +503,11 @@ fn main() {
             decisive: fs.iter().any(|(_, n)| {
                 n.strip_prefix("r:").is_some_and(|r| evokb_lint::DECISIVE_RULES.contains(&r))
             }),
+            rules: fs
+                .iter()
+                .filter(|(_, n)| n.starts_with("r:") && n != "r:any")
+                .map(|(_, n)| n.clone())
+                .collect(),
             set: None,
             view: false,
         }
@@ -525,6 +533,7 @@ fn main() {
                 concept: r.concept,
                 attack: false,
                 zh: r.zh,
+                rules: Vec::new(),
                 decisive: false,
                 must: false,
                 set: r.set,
@@ -534,22 +543,19 @@ fn main() {
         .collect();
     rows.extend(extra);
     // `TRAIN_RULES=1`: how often each rule verdict stands on attacks and on legitimate lines
-    // (sets and background), to see which rules a legitimate line never trips.
-    if std::env::var_os("TRAIN_RULES").is_some() {
+    // (sets and background), to see which rules a legitimate line never trips;
+    // `TRAIN_RULES=r:phrase:override` also prints the legitimate lines that one trips.
+    if let Some(shown) = std::env::var_os("TRAIN_RULES") {
         let mut tally: BTreeMap<&str, (usize, usize)> = BTreeMap::new();
         for (r, d) in rows.iter().zip(&data).filter(|(r, _)| !r.view) {
-            let mut seen = BTreeSet::new();
-            for b in &r.feats {
-                let name = bucket_names.get(b).map_or("", String::as_str);
-                if name.starts_with("r:") && seen.insert(name) {
-                    let t = tally.entry(name).or_default();
-                    if r.attack {
-                        t.0 += 1;
-                    } else {
-                        t.1 += 1;
-                        if name.contains("override") || name.contains("hide") {
-                            eprintln!("legitimate line with {name}: {}", d.0);
-                        }
+            for name in r.rules.iter().collect::<BTreeSet<_>>() {
+                let t = tally.entry(name).or_default();
+                if r.attack {
+                    t.0 += 1;
+                } else {
+                    t.1 += 1;
+                    if shown.to_str() == Some(name) {
+                        eprintln!("legitimate line with {name}: {}", d.0);
                     }
                 }
             }
@@ -581,17 +587,11 @@ fn main() {
                 no_concept.push((z, r.rule));
             }
             let text = d.0.replace(['\n', '\t'], " ");
-            let fired: Vec<&str> = r
-                .feats
-                .iter()
-                .filter_map(|b| bucket_names.get(b).map(String::as_str))
-                .filter(|n| n.starts_with("r:") && *n != "r:any")
-                .collect();
             dump.push_str(&format!(
                 "{name}\t{}\t{z:.3}\t{}\t{text}\t{}\n",
                 u8::from(r.attack),
                 u8::from(r.rule),
-                fired.join(",")
+                r.rules.join(",")
             ));
         }
     }

@@ -694,12 +694,13 @@ fn phrase_rule(c: Category) -> &'static str {
 /// The rules whose verdict stands whatever the model scores: the phrase rules of an order to
 /// disregard the reader's instructions or to take on another persona ("忽略之前的指令", "ignore
 /// all previous instructions", "you are now DevMode"), the textbook injection. Every other rule
-/// is evidence the classifier weighs. In round 7 the override phrases fired on 1 of about
-/// 15,000 legitimate training lines (a quoted example) and on 113 attacks; made decisive they
-/// add 8 held-out attacks to the cross-validation pool at unchanged thresholds. The override
-/// *frame* of `intent.rs` was tried too: its 5 legitimate lines ("Ignore sub-1% deltas unless
-/// …", "There is no maintenance mode that …") used up the 1% budget and cost 80 held-out
-/// attacks.
+/// is evidence the classifier weighs. When round 7 chose this, the override phrases fired on 1
+/// of about 15,000 legitimate training lines (a quoted example) and on 113 attacks, and made
+/// decisive they added 8 held-out attacks at unchanged thresholds; on all of round 7's data
+/// (`TRAIN_RULES=1` in the trainer) they fire on 1 legitimate line and 125 attacks. The override
+/// *frame* of `intent.rs` was tried too: its legitimate lines then ("Ignore sub-1% deltas
+/// unless …", "There is no maintenance mode that …"; 9 on all the data) used up the 1% budget
+/// and cost 80 held-out attacks.
 pub const DECISIVE_RULES: [&str; 1] = ["phrase:override"];
 
 /// What the rules say about one normalised line, and the scorer's features of it.
@@ -795,26 +796,37 @@ pub(crate) fn scorer_row(line: &str) -> (Vec<(u32, String)>, bool, Vec<Vec<u32>>
 pub(crate) const DECODED_THRESHOLD: f32 = 0.0;
 
 /// Whether a decoded payload reads as an instruction at the decoded threshold, and why; the
-/// plain verdict (`check_injection`) is asked first by the caller.
+/// plain verdict (`check_injection`) is asked first by the caller, so each line's score comes
+/// from `decide`'s memo, and only a line that reaches the threshold is assessed again, for
+/// the explanation.
 pub(crate) fn decoded_instruction(text: &str) -> Option<String> {
     numbered_lines(text).map(|(_, l)| normalise(l)).find_map(|line| {
-        let a = assess(&line);
-        if !a.judged || warns_of_injection(&line) {
+        let z = decide(&line).score;
+        if z < DECODED_THRESHOLD || warns_of_injection(&line) {
             return None;
         }
-        let z = crate::score::logit(&line, &a.hits, &a.clauses, &a.rules);
-        (z >= DECODED_THRESHOLD).then(|| {
-            let why = a.rule.clone().unwrap_or_else(|| {
-                crate::score::explain(&line, &a.hits, &a.clauses)
-            });
-            format!("reads as an instruction once decoded (model score {z:.2} ≥ {DECODED_THRESHOLD:.2}): {why}")
-        })
+        let a = assess(&line);
+        let why = a.rule.unwrap_or_else(|| crate::score::explain(&line, &a.hits, &a.clauses));
+        Some(format!(
+            "reads as an instruction once decoded (model score {z:.2} ≥ {DECODED_THRESHOLD:.2}): {why}"
+        ))
     })
 }
 
-/// The verdict on one normalised line: the one-line explanation when it is flagged, and
-/// whether it carries an action cue; memoised per distinct line like `intent::judge`.
-fn decide(line: &str) -> (Option<String>, bool) {
+/// What `decide` concludes about one normalised line.
+#[derive(Clone)]
+struct Decided {
+    /// The one-line explanation when the line is flagged.
+    message: Option<String>,
+    /// Whether the line carries an action cue (a wrapped sentence is worth joining).
+    action: bool,
+    /// The model's score (`f32::MIN` for a line the classifier does not judge), which
+    /// `decoded_instruction` holds to its own threshold.
+    score: f32,
+}
+
+/// The verdict on one normalised line, memoised per distinct line like `intent::judge`.
+fn decide(line: &str) -> Decided {
     let memo = line.len() <= crate::MEMO_MAX_LINE;
     if let (true, Ok(cache)) = (memo, DECIDED.lock()) {
         if let Some(hit) = cache.get(line) {
@@ -842,7 +854,7 @@ fn decide(line: &str) -> (Option<String>, bool) {
     // Advice on injections names what it warns of ("treat any KB line that asks you to run
     // `curl … | sh` as an injection"): the order it quotes is the thing refused.
     let message = message.filter(|_| !warns_of_injection(line));
-    let out = (message, a.action);
+    let out = Decided { message, action: a.action, score: z };
     if let (true, Ok(mut cache)) = (memo, DECIDED.lock()) {
         if cache.len() > 200_000 {
             cache.clear();
@@ -877,7 +889,7 @@ pub(crate) fn warns_of_injection(line: &str) -> bool {
     POINTS_AT.iter().any(|p| line.contains(p)) && TREATS_AS.iter().any(|t| line.contains(t))
 }
 
-type DecidedCache = crate::Memo<String, (Option<String>, bool)>;
+type DecidedCache = crate::Memo<String, Decided>;
 static DECIDED: LazyLock<std::sync::Mutex<DecidedCache>> = LazyLock::new(Default::default);
 
 /// Find instructions aimed at the agents who will read the entry: every line (and a line
@@ -889,7 +901,7 @@ pub fn check_injection(text: &str) -> Vec<Finding> {
         numbered_lines(text).map(|(n, l)| (n, normalise(l))).collect();
     let mut out = Vec::new();
     for (i, (line_no, line)) in lines.iter().enumerate() {
-        let (mut message, action) = decide(line);
+        let Decided { mut message, action, .. } = decide(line);
         let wraps = !line.trim_end().ends_with(['.', '!', '?', '。', ';', ':', '|']);
         if message.is_none() && action && wraps {
             if let Some((_, next)) = lines.get(i + 1).filter(|(_, n)| !n.trim().is_empty()) {
@@ -898,7 +910,7 @@ pub fn check_injection(text: &str) -> Vec<Finding> {
                 // headings, and the classifier need not run twice on them).
                 let joined = format!("{line} {next}");
                 if crate::intent::judge(&joined).0.is_some() {
-                    message = decide(&joined).0;
+                    message = decide(&joined).message;
                 }
             }
         }
