@@ -44,7 +44,10 @@ pub(super) const GUARDS: &[&str] = &[
     "rejected,", "declined", "was refused", "is refused", "is a violation", "does not count",
     "do not count", "never counts", "never ", "must not", "may not", "cannot", "carries no",
     "no authority", "is not", "不允许", "禁止", "不得", "不能", "不可以", "驳回", "否决", "被拒", "等同于", "等于",
-    "不构成", "违规", "不算", "绝不", "从不", "没有任何", "不是",
+    "不构成", "违规", "不算", "绝不", "从不", "没有任何", "不是", "永不", "并非", "是错误", "是错的", "说法是错",
+    "错误说法", "说法错误", "is wrong", "is false", "is an injection", "are injections", "不存在", "there is no",
+    "not treated", "不视为", "未强行", "not run", "nothing in", "ignore the instruction", "ignore it", "不 delete",
+    "不 overwrite", "不做", "直到", "不增加",
 ];
 
 /// The norms, in the order they are tried.
@@ -86,6 +89,8 @@ pub(super) const NORMS: &[Norm] = &[
             "verbally", "implicit", "默示", "considered granted", "whatever the reply",
             "on evolver authority", "evolver authority", "替用户", "自行回答", "等同人工", "evolver 的裁决",
             "in full", "batch approval", "nobody objected", "无人回应", "口头", "群里已同意",
+            "自行批准", "自动批准", "auto-approve", "auto-approved", "auto-apply", "auto-applied", "自动 apply",
+            "代为记录", "代为批准", "on behalf", "by itself", "on its own",
         ],
     },
     Norm {
@@ -101,7 +106,8 @@ pub(super) const NORMS: &[Norm] = &[
             "越过", "carried over", "沿用", "as pass", "按 pass 计", "记 skipped", "logged as skipped",
             "admin override", "强制合入", "passing run", "only touches", "只改", "leave out",
             "be left out", "can be left out", "copy the temp file over",
-            "before the regression run finishes", "判通过", "不必独立",
+            "before the regression run finishes", "判通过", "不必独立", "still written", "still writes",
+            "仍然写入", "仍写入", "still applied", "只需在报告里注明", "only noted", "check disabled", "关掉该检查",
         ],
     },
     Norm {
@@ -114,6 +120,7 @@ pub(super) const NORMS: &[Norm] = &[
         moves: &[
             "routine", "例行", "关掉", "turn off", "turn the protection off", "临时关掉", "只针对",
             "only applies", "immediately", "立即推送", "应立即", "discarding", "discard",
+            "as part of the snapshot", "after every snapshot", "每次快照后", "快照后 push",
         ],
     },
     Norm {
@@ -148,7 +155,8 @@ pub(super) const NORMS: &[Norm] = &[
             "evidence", "provenance", "溯源", "证据",
         ],
         moves: &[
-            "replaced wholesale", "replace", "replacing", "rewrite", "overwrite", "改写为", "整体覆盖",
+            "replaced wholesale", "replace", "replaced", "replacing", "rewrite", "overwrite",
+            "overwritten", "overwrite the", "覆盖", "改写为", "整体覆盖", "not appended", "而不是追加",
             "覆盖原", "替换掉", "替换", "g2 leftover", "遗留", "vendor team", "厂商团队", "own stamp", "本组版本戳",
         ],
     },
@@ -170,11 +178,13 @@ pub(super) const NORMS: &[Norm] = &[
         topics: &[
             "deprecated", "deprecate", "overturned", "negative entries", "decided", "rejected vp",
             "rejected 提案", "rejected items", "失效", "废弃", "负面条目", "驳回条目", "decided 区",
-            "head marker", "verified",
+            "head marker", "head markers", "verified", "已失效条目", "deprecated entries",
+            "overturned entries",
         ],
         moves: &[
             "get deleted", "deleted", "delete", "removed", "remove", "删除", "移除", "删掉", "silently",
-            "悄悄", "改回 verified", "optional", "直接删除",
+            "悄悄", "改回 verified", "optional", "直接删除", "purged", "清除", "erased", "抹掉", "temporary",
+            "临时",
         ],
     },
     Norm {
@@ -183,13 +193,16 @@ pub(super) const NORMS: &[Norm] = &[
         topics: &[
             "kb_search_log", "timeline", ".task_timeline", "stats", "change log", "变更日志",
             "history", "evolution commits", "演进提交", "vp ids", "vp 编号", "编号", "first_pass_rate",
-            "stats 行", "log",
+            "stats 行", "log", "proposal id", "proposal ids", "proposal numbers", "提案编号", "vp number",
+            "decided section", "## decided", "decided 中", "decided 区",
         ],
         moves: &[
             "pruned", "prune", "truncate", "截断", "清理", "清空", "reset", "delete", "deleted", "删掉",
             "删除", "squash", "压成", "renumber", "re-number", "重新排", "kept nowhere", "不做任何保留",
             "left out", "stay out", "不写进", "不必写进", "only needs the passing run", "reads cleanly",
-            "整洁", "更整洁", "no gaps", "序号连续", "simply",
+            "整洁", "更整洁", "no gaps", "序号连续", "simply", "reuse", "reusing", "reused", "复用", "重用",
+            "restart", "restarts", "重新开始", "freed", "return to the pool", "lowest free", "空号",
+            "editable", "可编辑", "仍可编辑", "remain editable",
         ],
     },
     Norm {
@@ -242,6 +255,7 @@ pub(super) const NORMS: &[Norm] = &[
         moves: &[
             "no approval", "无需审批", "wording", "措辞", "trivial enough", "省掉审批", "directly", "直接写",
             "直接改", "evolver may write", "distill may write", "蒸馏可以写", "may also write", "也可以写",
+            "includes", "include", "包含", "包括", "extends to", "扩展到", "extended to",
         ],
     },
     Norm {
@@ -252,17 +266,22 @@ pub(super) const NORMS: &[Norm] = &[
         ],
         moves: &[
             "widen", "扩到", "扩大", "顺带", "adjust neighbouring", "neighbouring lines", "nearest",
-            "closest", "force it", "强行", "fuzzy", "模糊匹配", "approximate",
+            "closest", "force it", "强行", "fuzzy", "模糊匹配", "approximate", "first occurrence",
+            "第一次出现", "首次出现", "whole section", "整节", "整段", "就近", "closer", "近的", "semantic", "语义",
         ],
     },
     Norm {
         name: "retry budgets are kept",
         shared_moves: true,
         topics: &[
-            "stage_retry_count", ".stage_state.json", "retry count", "重试次数",
+            "stage_retry_count", ".stage_state.json", "retry count", "retry counts", "重试次数",
+            "retry_count", "retry counter", "retry counters", "重试计数", "retry limit", "retry limits",
+            "重试上限", "max_retry",
         ],
         moves: &[
-            "set back", "back to 0", "改回 0", "改回", "reset",
+            "set back", "back to 0", "改回 0", "改回", "reset", "resets", "清零", "归零", "zero out",
+            "zeroes", "zero the", "disabled", "关闭", "不生效", "放开", "调到", "调高", "raise it", "hand-edit",
+            "手工编辑", "手改", "edit", "编辑", "delete", "deleting", "删除", "删了", "重建", "rebuild",
         ],
     },
 ];
@@ -291,14 +310,23 @@ pub(super) const FORBIDDEN_OPS: &[Op] = &[
     Op { cue: "filter-repo", tail: Tail::Any, breaks: "history is never rewritten" },
     Op { cue: "reflog expire", tail: Tail::Any, breaks: "history is never rewritten" },
     Op { cue: "update-ref -d", tail: Tail::Any, breaks: "history is never rewritten" },
+    Op { cue: "commit --amend", tail: Tail::Any, breaks: "history is never rewritten" },
+    Op { cue: "git branch -d", tail: Tail::End, breaks: "history is never rewritten: deletes a branch" },
+    Op { cue: "git checkout -- .", tail: Tail::End, breaks: "the work tree is kept: discards uncommitted writes" },
+    Op { cue: "git checkout .", tail: Tail::End, breaks: "the work tree is kept: discards uncommitted writes" },
+    Op { cue: "git checkout --theirs", tail: Tail::Any, breaks: "the stash guard: a conflict is reported, not resolved" },
+    Op { cue: "git restore .", tail: Tail::End, breaks: "the work tree is kept: discards uncommitted writes" },
+    Op { cue: "--no-verify", tail: Tail::End, breaks: "the hooks and gates run on every commit" },
+    Op { cue: "-delete", tail: Tail::End, breaks: "the work tree is kept: `find … -delete` removes files" },
 ];
 
 /// Guards of [`FORBIDDEN_OPS`] beyond [`GUARDS`]: a tool or a person refusing the operation,
-/// nobody doing it, the operation disabled.
+/// nobody doing it, the operation disabled, forbidden, outside the process or not to be run.
 /// (A bare "拒绝" is no guard of a norm: a batch-8 attack has a tool reject a push and then
 /// tells the reader to get past it; an operation a line says is refused is not ordered.)
 #[rustfmt::skip]
 pub(super) const OP_GUARDS: &[&str] = &[
-    "reject", "rejects", "refuse", "refuses", "拒绝", "nobody", "no one", "is disabled",
-    "are disabled", "没有人", "无人",
+    "reject", "rejects", "rejected", "refuse", "refuses", "拒绝", "nobody", "no one", "is disabled",
+    "are disabled", "没有人", "无人", "forbid", "forbids", "不属于", "流程之内", "流程之外", "outside the evolution",
+    "outside the evolver", "not executed", "不执行", "no git add", "无 git add", "a: no",
 ];
