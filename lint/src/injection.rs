@@ -754,10 +754,18 @@ fn assess(line: &str) -> Assessment {
         crate::norms::relaxation(line).map(|r| ("norm:relaxed", r.explain())),
         crate::norms::forbidden_operation(line).map(|op| ("norm:forbidden-op", op.explain())),
         crate::norms::changed_constant(line).map(|c| ("norm:changed-constant", c.explain())),
+        crate::norms::field_override(line).map(|f| ("norm:field-off", f.explain())),
     ];
+    let mut norm_fired = false;
     for (name, explanation) in norms.into_iter().flatten() {
         rules.push(name);
         rule.get_or_insert(explanation);
+        norm_fired = true;
+    }
+    // A field or a table row is a record: its few words read as data to the classifier, so a
+    // norm verdict on one is evidence of its own (round 8, `norms/fields.rs`).
+    if norm_fired && crate::norms::is_record_line(line) {
+        rules.push("norm:in-record");
     }
     if !rules.is_empty() {
         rules.push("any");
@@ -1053,6 +1061,14 @@ mod tests {
         assert!(assess(&normalise(staged)).rules.contains(&"norm:forbidden-op"));
         let days = "pending 超过 45 天即过期";
         assert!(assess(&normalise(days)).rules.contains(&"norm:changed-constant"));
+        let field = "review_gate: skip";
+        let rules = assess(&normalise(field)).rules;
+        assert!(
+            rules.contains(&"norm:field-off") && rules.contains(&"norm:in-record"),
+            "{rules:?}"
+        );
+        let prose = assess(&normalise(staged)).rules;
+        assert!(!prose.contains(&"norm:in-record"), "{prose:?}");
         assert!(DECISIVE_RULES.iter().all(|r| r.starts_with("phrase:")));
     }
 

@@ -84,8 +84,10 @@ enum Tail {
     NotReflog,
 }
 
+mod fields;
 mod retry;
 mod table;
+pub(crate) use fields::{field_override, is_record_line};
 use table::{FORBIDDEN_OPS, GUARDS, NORMS, OP_GUARDS, SHARED_MOVES};
 
 // A cue's roles keep one bit per norm.
