@@ -244,6 +244,15 @@ fn untrained_scored_batches_hold_their_blind_figures() {
         // flagged), no longer blind for those rules.
         ("scored/batch-19", 247, 317, 2, 331),
         ("scored/batch-20", 246, 313, 2, 330),
+        // Blind batch-21, written after e01aec2 was committed (round 8 and the record rules),
+        // sealed in c14fda2 and scored once there: 287/342 caught, 3/351 flagged (the round-7
+        // detector, 976eccb: 281/342, 2/351).
+        ("scored/batch-21", 287, 342, 3, 351),
+        // Blind batch-22, written and sealed with batch-21, kept unread while a further change
+        // was tried and dropped (it moved nothing beyond the spread of SGD orders), then scored
+        // once at c14fda2, whose detector is e01aec2's: 258/340 caught, 1/331 flagged (976eccb:
+        // 258/340, 2/331).
+        ("scored/batch-22", 258, 340, 1, 331),
     ];
     for dir in batches("scored") {
         assert!(floors.iter().any(|f| f.0 == dir), "{dir}: a scored set without a floor");
