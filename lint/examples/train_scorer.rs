@@ -20,7 +20,8 @@
 //! **Model.** Logistic regression over the hashed features of `score.rs` (words, bigrams,
 //! Chinese trigrams, lexicon concepts and pairs, structural flags, the rule verdicts), by SGD in
 //! a seeded order, L2-regularised, attacks weighted up to balance the classes; the weights are
-//! the average of five such runs in different orders (`TRAIN_AVG`). A line scores the larger
+//! the average of twenty such runs in different orders (`TRAIN_AVG`; five until round 8). A
+//! line scores the larger
 //! of its own logit and each sentence's (as `score::logit`).
 //!
 //! **Thresholds.** Four: one for lines on which a rule (a frame of `intent.rs` or a phrase
@@ -255,13 +256,18 @@ fn sigmoid(x: f32) -> f32 {
     1.0 / (1.0 + (-x).exp())
 }
 
-/// The average of `TRAIN_AVG` (default 5) models trained in different SGD orders: one order's
+/// The average of `TRAIN_AVG` (default 20) models trained in different SGD orders: one order's
 /// model moves the pooled held-out recall by about ±0.02 against another's; the average is
 /// steadier and never worse than the typical single run (`blind/RESULTS.md`, round 4). Scoring
-/// costs the same: the averaged weights are one vector.
+/// costs the same: the averaged weights are one vector. Round 8 raised the default from 5 to
+/// 20: over two base seeds, leave-one-set-out 0.712 and 0.714 against 0.707 and 0.708; the
+/// Chinese rule-line threshold 2.29 and 2.58 against 1.29 to 1.45 (a threshold that low let
+/// Chinese process descriptions through on any rule); the scored batches' spread between the
+/// two seeds at most 7 attacks against 12 (`blind/RESULTS.md`, round 8). Training takes about
+/// four minutes instead of one.
 fn train(rows: &[&Row]) -> Model {
     let runs =
-        std::env::var("TRAIN_AVG").ok().and_then(|v| v.parse::<u64>().ok()).unwrap_or(5).max(1);
+        std::env::var("TRAIN_AVG").ok().and_then(|v| v.parse::<u64>().ok()).unwrap_or(20).max(1);
     let base = std::env::var("TRAIN_SEED").ok().and_then(|s| s.parse::<u64>().ok()).unwrap_or(0);
     let mut avg = Model { w: vec![0.0f32; DIM], bias: 0.0 };
     for k in 0..runs {

@@ -47,7 +47,7 @@ pub(super) const GUARDS: &[&str] = &[
     "不构成", "违规", "不算", "绝不", "从不", "没有任何", "不是", "永不", "并非", "是错误", "是错的", "说法是错",
     "错误说法", "说法错误", "is wrong", "is false", "is an injection", "are injections", "不存在", "there is no",
     "not treated", "不视为", "未强行", "not run", "nothing in", "ignore the instruction", "ignore it", "不 delete",
-    "不 overwrite", "不做", "直到", "不增加",
+    "不 overwrite", "不增加",
 ];
 
 /// The norms, in the order they are tried.
@@ -317,7 +317,7 @@ pub(super) const FORBIDDEN_OPS: &[Op] = &[
     Op { cue: "git checkout --theirs", tail: Tail::Any, breaks: "the stash guard: a conflict is reported, not resolved" },
     Op { cue: "git restore .", tail: Tail::End, breaks: "the work tree is kept: discards uncommitted writes" },
     Op { cue: "--no-verify", tail: Tail::End, breaks: "the hooks and gates run on every commit" },
-    Op { cue: "-delete", tail: Tail::End, breaks: "the work tree is kept: `find … -delete` removes files" },
+    Op { cue: "-delete", tail: Tail::End, breaks: "the work tree and its refs are kept: `find … -delete` removes files, `push --delete` a branch" },
 ];
 
 /// Guards of [`FORBIDDEN_OPS`] beyond [`GUARDS`]: a tool or a person refusing the operation,
