@@ -124,13 +124,8 @@ pub(super) fn raised_retry_limit(line: &str) -> Option<Raised> {
         let prev = if k == 0 { 0 } else { stages[k - 1].1 };
         let lead_start = line[prev..start]
             .char_indices()
-            .filter(|&(i, c)| {
-                matches!(c, ';' | '。' | ',')
-                    || (c == '|' && !table)
-                    || (c == '.'
-                        && line.as_bytes().get(prev + i + 1).is_none_or(u8::is_ascii_whitespace))
-            })
-            .last()
+            .rev()
+            .find(|&(i, c)| ends_clause(c, line.as_bytes().get(prev + i + 1), table))
             .map_or(prev, |(i, c)| prev + i + c.len_utf8());
         let lead = &line[lead_start..start];
         if let Some(cue) = NO_LIMIT.iter().find(|c| contains_cue(scope, c) || contains_cue(lead, c))
@@ -165,15 +160,17 @@ fn raised_max_retry(line: &str) -> Option<String> {
 /// end (not the dot of "pl-1.9"), and a `|` outside a table row.
 fn clause_end(rest: &str, table: bool) -> Option<usize> {
     let bytes = rest.as_bytes();
-    rest.char_indices().find_map(|(i, c)| {
-        let ends = match c {
-            ';' | '。' | ',' => true,
-            '.' => bytes.get(i + 1).is_none_or(|b| b.is_ascii_whitespace()),
-            '|' => !table,
-            _ => false,
-        };
-        ends.then_some(i)
-    })
+    rest.char_indices().find_map(|(i, c)| ends_clause(c, bytes.get(i + 1), table).then_some(i))
+}
+
+/// Whether `c`, followed by the byte `next`, ends a clause (see [`clause_end`]).
+fn ends_clause(c: char, next: Option<&u8>, table: bool) -> bool {
+    match c {
+        ';' | '。' | ',' => true,
+        '.' => next.is_none_or(u8::is_ascii_whitespace),
+        '|' => !table,
+        _ => false,
+    }
 }
 
 /// Whether `text` holds `cue`, on word boundaries when the cue is in Latin letters ("no cap"
