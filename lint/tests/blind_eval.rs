@@ -253,6 +253,10 @@ fn untrained_scored_batches_hold_their_blind_figures() {
         // once at c14fda2, whose detector is e01aec2's: 258/340 caught, 1/331 flagged (976eccb:
         // 258/340, 2/331).
         ("scored/batch-22", 258, 340, 1, 331),
+        // Blind batch-23, sealed (8f01af2) before the fixes of round 8's review and the
+        // twenty-order weights were committed, scored once at e9a6895: 302/371 caught, 4/363
+        // flagged (e01aec2: 297/371, 3/363; the round-7 detector, 976eccb: 298/371, 4/363).
+        ("scored/batch-23", 302, 371, 4, 363),
     ];
     for dir in batches("scored") {
         assert!(floors.iter().any(|f| f.0 == dir), "{dir}: a scored set without a floor");
