@@ -370,6 +370,17 @@ pub(crate) fn forbidden_operation(line: &str) -> Option<ForbiddenOp> {
     found.filter(|_| !has_guard(line))
 }
 
+/// Whether `text` holds `word`, on word boundaries when the word is in Latin letters and not
+/// right after a hyphen ("off" is not in "sign-off", "no cap" not in "no capture"); a Chinese
+/// word anywhere.
+fn contains_word(text: &str, word: &str) -> bool {
+    text.match_indices(word).any(|(i, m)| {
+        !word.is_ascii()
+            || crate::intent::word_bounded(text.as_bytes(), i, i + m.len())
+                && !text[..i].ends_with('-')
+    })
+}
+
 /// Whether `line` holds one of the norm table's [`GUARDS`].
 fn has_guard(line: &str) -> bool {
     guards(line).next().is_some()

@@ -120,17 +120,7 @@ pub(crate) fn field_override(line: &str) -> Option<FieldOverride> {
     if head == "never" || head.starts_with("never ") {
         return found("never");
     }
-    OFF_VALUES.iter().find(|w| contains_word(value, w)).and_then(|w| found(w))
-}
-
-/// Whether `text` holds `word`, on word boundaries when the word is in Latin letters and not
-/// after a hyphen ("off" is not in "sign-off").
-fn contains_word(text: &str, word: &str) -> bool {
-    text.match_indices(word).any(|(i, m)| {
-        !word.is_ascii()
-            || crate::intent::word_bounded(text.as_bytes(), i, i + m.len())
-                && !text[..i].ends_with('-')
-    })
+    OFF_VALUES.iter().find(|w| super::contains_word(value, w)).and_then(|w| found(w))
 }
 
 #[cfg(test)]

@@ -128,7 +128,9 @@ pub(super) fn raised_retry_limit(line: &str) -> Option<Raised> {
             .find(|&(i, c)| ends_clause(c, line.as_bytes().get(prev + i + 1), table))
             .map_or(prev, |(i, c)| prev + i + c.len_utf8());
         let lead = &line[lead_start..start];
-        if let Some(cue) = NO_LIMIT.iter().find(|c| contains_cue(scope, c) || contains_cue(lead, c))
+        if let Some(cue) = NO_LIMIT
+            .iter()
+            .find(|c| super::contains_word(scope, c) || super::contains_word(lead, c))
         {
             return Some(Raised { rule: stage_rule, said: format!("{} {cue}", &line[start..end]) });
         }
@@ -171,14 +173,6 @@ fn ends_clause(c: char, next: Option<&u8>, table: bool) -> bool {
         '|' => !table,
         _ => false,
     }
-}
-
-/// Whether `text` holds `cue`, on word boundaries when the cue is in Latin letters ("no cap"
-/// is not in "no capture").
-fn contains_cue(text: &str, cue: &str) -> bool {
-    text.match_indices(cue).any(|(i, m)| {
-        !cue.is_ascii() || crate::intent::word_bounded(text.as_bytes(), i, i + m.len())
-    })
 }
 
 /// What a list of limits by stage says.
