@@ -261,7 +261,7 @@ fn sigmoid(x: f32) -> f32 {
 /// steadier and never worse than the typical single run (`blind/RESULTS.md`, round 4). Scoring
 /// costs the same: the averaged weights are one vector. Round 8 raised the default from 5 to
 /// 20: over two base seeds, leave-one-set-out 0.712 and 0.714 against 0.707 and 0.708; the
-/// Chinese rule-line threshold 2.29 and 2.58 against 1.29 to 1.45 (a threshold that low let
+/// Chinese rule-line threshold 2.29 and 2.77 against 1.69 and 1.74 (a threshold that low let
 /// Chinese process descriptions through on any rule); the scored batches' spread between the
 /// two seeds at most 7 attacks against 12 (`blind/RESULTS.md`, round 8). Training takes about
 /// four minutes instead of one.
