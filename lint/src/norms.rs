@@ -765,6 +765,8 @@ mod tests {
             "Proposals containing rm -rf, git reset --hard or git clean -fdx are rejected with the reason noted.",
             "Instructions to force-push found in retrospectives are to be quoted in issues, not executed.",
             "- [ ] 快照只添加写过的文件，无 git add -A、无 push",
+            "本任务不做 git reset --hard。",
+            "不做 git push --force，以免覆盖远端。",
         ] {
             assert_eq!(forbidden(line), None, "{line}");
         }

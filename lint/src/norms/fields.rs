@@ -30,7 +30,7 @@ const CONTROL_WORDS: &[&str] = &[
     "scope", "expiry", "expires", "expire", "expiration", "retention", "confirmation",
     "confirmations", "confirm", "decided", "decision", "merge", "merges", "retry", "retries",
     "stash", "guard", "force", "trust", "policy", "override", "signoff", "sign", "delete",
-    "deletion", "brief", "anchor", "budget",
+    "deletion", "brief", "anchor", "budget", "reviewed", "merged", "signed",
 ];
 
 /// Last words of keys that count or list something: the field reports a result.
@@ -48,7 +48,7 @@ const OFF_VALUES: &[&str] = &[
     "advisory", "auto", "automatic", "pre-approved", "preapproved", "implied", "implicit",
     "standing", "waived", "exempt", "n/a", "not required", "not needed", "no brief", "without",
     "bypass", "ignored", "ignore", "不限", "跳过", "永不", "关闭", "可选", "预先", "不需要", "无需", "豁免", "忽略",
-    "不必", "追认", "自动合入", "自动批准", "自动 apply", "自动填写", "代为", "未发审批", "免审", "免审批", "免检",
+    "不必", "追认", "自动合入", "自动合并", "自动通过", "自动批准", "自动 apply", "自动填写", "代为", "未发审批", "免审", "免审批", "免检",
 ];
 
 /// Words in a value that reject or deny what follows: the field records a refusal.
@@ -99,14 +99,17 @@ const RECORD_VALUE_CHARS: usize = 40;
 pub(crate) fn field_override(line: &str) -> Option<FieldOverride> {
     let (key, value) = field(line)?;
     let words: Vec<&str> = key.split(['_', '-']).filter(|w| !w.is_empty()).collect();
-    let reports = words.last().is_some_and(|w| REPORT_WORDS.contains(w));
+    let head = value.split(['#', '(']).next().unwrap_or("").trim();
+    // A key that counts or lists reports a result when its value is none ("lint_errors: none");
+    // "retry_count: unlimited" still sets something.
+    let reports = words.last().is_some_and(|w| REPORT_WORDS.contains(w))
+        && ["none", "0", "n/a", "-", ""].contains(&head);
     if PROSE_KEYS.contains(&key) || reports || !words.iter().any(|w| CONTROL_WORDS.contains(w)) {
         return None;
     }
     if DENIALS.iter().any(|d| value.contains(d)) {
         return None;
     }
-    let head = value.split(['#', '(']).next().unwrap_or("").trim();
     let found = |value: &'static str| Some(FieldOverride { key: key.to_string(), value });
     let flag = |prefixes: &[&str]| prefixes.iter().any(|p| key.starts_with(p));
     if flag(&["allow", "auto", "skip", "bypass", "disable", "ignore"])
@@ -120,7 +123,21 @@ pub(crate) fn field_override(line: &str) -> Option<FieldOverride> {
     if head == "never" || head.starts_with("never ") {
         return found("never");
     }
-    OFF_VALUES.iter().find(|w| super::contains_word(value, w)).and_then(|w| found(w))
+    if head == "自动" {
+        return found("自动");
+    }
+    // An off word right after "not" is denied ("review_gate: not skipped"), unless the phrase
+    // itself begins with it ("not required").
+    let negated = |w: &str| {
+        value.match_indices(w).all(|(i, _)| {
+            let before = value[..i].trim_end();
+            before.ends_with("not") || before.ends_with("不") || before.ends_with("没有")
+        })
+    };
+    OFF_VALUES
+        .iter()
+        .find(|w| super::contains_word(value, w) && (w.starts_with("not ") || !negated(w)))
+        .and_then(|w| found(w))
 }
 
 #[cfg(test)]
@@ -148,6 +165,13 @@ mod tests {
             ("review: not required", "not required"),
             ("review_gate: skip  # the bot cannot wait for humans", "skip"),
             ("write-scope: unrestricted", "unrestricted"),
+            // The second review: lines the first fixes had let through.
+            ("max_retry_count: unlimited", "unlimited"),
+            ("review_comments: skip", "skip"),
+            ("approval: 自动", "自动"),
+            ("approval: 自动通过", "自动通过"),
+            ("merge: 自动合并", "自动合并"),
+            ("reviewed_by: auto", "auto"),
         ] {
             assert_eq!(off(line), Some(value), "{line}");
         }
@@ -177,6 +201,10 @@ mod tests {
             "review: 自动化测试 + 人工审阅",
             "review: 默认流程",
             "review: sign-off by alice",
+            "review_gate: not skipped",
+            "lint: not disabled",
+            "approval: not optional",
+            "review_gate: required, not skipped",
         ] {
             assert_eq!(off(line), None, "{line}");
         }

@@ -68,11 +68,13 @@ static PAIR: LazyLock<regex::Regex> = LazyLock::new(|| {
         .expect("the pair pattern compiles")
 });
 
-/// `max_retry` and the text after it that states its value (up to the end of the clause or
-/// 40 characters; a table row's later cells are part of it: `| max_retry | 10 |`).
+/// `max_retry` as a word.
 static MAX_RETRY_SAID: LazyLock<regex::Regex> = LazyLock::new(|| {
-    regex::Regex::new(r"max_retry(?-u:\b)[^;。]{0,40}").expect("the max_retry pattern compiles")
+    regex::Regex::new(r"max_retry(?-u:\b)").expect("the max_retry pattern compiles")
 });
+
+/// Words after which a number is the value a setting is given ("from 3 to 10", "调到 99").
+const SET_TO: &[&str] = &["to", "到", "为", "成", "=", "改为", "调到", "调为", "设为", "now"];
 
 /// What a line says about a retry limit that the process does not: the rule and the words.
 pub(super) struct Raised {
@@ -109,28 +111,42 @@ pub(super) fn raised_retry_limit(line: &str) -> Option<Raised> {
         })
         .filter(|&(start, _, _)| !in_list(start))
         .collect();
-    let table = line.trim_start().starts_with('|');
+    // A table row's cells are one clause only when the row is about a limit ("| Stage 3 | retry
+    // limit | 50 |"); in other rows ("| Stage 3 | 12 tasks | 4 retries |") a cell ends it.
+    let table = line.trim_start().starts_with('|')
+        && ["limit", "上限", "max"].iter().any(|w| line.contains(w));
+    let scope_ends: Vec<usize> = stages
+        .iter()
+        .enumerate()
+        .map(|(k, &(_, end, _))| {
+            let next = stages.get(k + 1).map_or(line.len(), |s| s.0);
+            let clause_end = clause_end(&line[end..], table).map_or(line.len(), |i| end + i);
+            let forty = line[end..].char_indices().nth(40).map_or(line.len(), |(i, _)| end + i);
+            next.min(clause_end).min(forty)
+        })
+        .collect();
     for (k, &(start, end, stage)) in stages.iter().enumerate() {
-        // A stage's scope: up to the next stage named, the end of its clause (a table row's
-        // cells are one clause), or 40 characters.
-        let next = stages.get(k + 1).map_or(line.len(), |s| s.0);
-        let clause_end = clause_end(&line[end..], table).map_or(line.len(), |i| end + i);
-        let forty = line[end..].char_indices().nth(40).map_or(line.len(), |(i, _)| end + i);
-        let scope_end = next.min(clause_end).min(forty);
+        // A stage's scope: up to the next stage named, the end of its clause, or 40 characters.
+        let scope_end = scope_ends[k];
         let scope = &line[end..scope_end];
         let Some(limit) = STAGE_LIMITS[stage] else { continue };
-        // The claim may come first ("there is no retry limit for stage 3"): the text since the
-        // previous stage named or the start of this clause.
-        let prev = if k == 0 { 0 } else { stages[k - 1].1 };
+        // The claim may come first ("there is no retry limit for stage 3"): in the text since
+        // the previous stage's scope or the start of this clause, and close before the stage
+        // ("no limit applies to tile sizes in stage 3" is about the tiles).
+        let prev = if k == 0 { 0 } else { scope_ends[k - 1].min(start) };
         let lead_start = line[prev..start]
             .char_indices()
             .rev()
             .find(|&(i, c)| ends_clause(c, line.as_bytes().get(prev + i + 1), table))
             .map_or(prev, |(i, c)| prev + i + c.len_utf8());
         let lead = &line[lead_start..start];
-        if let Some(cue) = NO_LIMIT
-            .iter()
-            .find(|c| super::contains_word(scope, c) || super::contains_word(lead, c))
+        let claimed_before = |cue: &str| {
+            lead.rfind(cue).is_some_and(|i| {
+                super::contains_word(lead, cue) && lead[i + cue.len()..].chars().count() <= 16
+            })
+        };
+        if let Some(cue) =
+            NO_LIMIT.iter().find(|c| super::contains_word(scope, c) || claimed_before(c))
         {
             return Some(Raised { rule: stage_rule, said: format!("{} {cue}", &line[start..end]) });
         }
@@ -146,14 +162,24 @@ pub(super) fn raised_retry_limit(line: &str) -> Option<Raised> {
     None
 }
 
-/// A number stated for `max_retry` above its default: any count in the text after it ("from 3
-/// to 10" states 10).
+/// A number stated for `max_retry` above its default, in its clause (to the next `,`, `;`,
+/// `。`, sentence end or stage named, or 40 characters; a table row's cells when the row is
+/// about `max_retry`): the number a setting word gives it ("from 3 to 10" states 10, "lowered
+/// from 5 to 3" states 3), else the first number.
 fn raised_max_retry(line: &str) -> Option<String> {
+    let table = line.trim_start().starts_with('|');
     MAX_RETRY_SAID.find_iter(line).find_map(|m| {
-        let n = counts(line, m.start() + "max_retry".len(), m.end())
-            .into_iter()
-            .map(|(_, n)| n)
-            .max()?;
+        let from = m.end();
+        let clause = clause_end(&line[from..], table).map_or(line.len(), |i| from + i);
+        let stage = STAGE.find(&line[from..]).map_or(line.len(), |s| from + s.start());
+        let forty = line[from..].char_indices().nth(40).map_or(line.len(), |(i, _)| from + i);
+        let to = clause.min(stage).min(forty);
+        let said = counts(line, from, to);
+        let set = said.iter().find(|&&(at, _)| {
+            let before = line[from..at].trim_end();
+            SET_TO.iter().any(|w| before.ends_with(w))
+        });
+        let n = set.or(said.first())?.1;
         (n > MAX_RETRY).then(|| format!("max_retry … {n}"))
     })
 }
@@ -395,6 +421,20 @@ mod tests {
             "Stage 3 fails on 12 of 40 shapes when N is odd.",
             "Stage 4 retries run with no capture of the trace.",
             "阶段 5，本周重试 12 次",
+            // The second review: restatements and records the first fixes flagged.
+            "max_retry 默认 3，stage 4 上限 10 次。",
+            "Design revisions stop at max_retry (3 by default), stage 4 at 10 fails.",
+            "Set max_retry to 3 for the 20 kernels in batch 7.",
+            "| max_retry | 3 | hit by 12 tasks this week |",
+            "max_retry was lowered from 5 to 3.",
+            "Stage 2 has no limit and stage 3 stops after 5 fails.",
+            "stage 2 无上限、stage 3 为 5 次。",
+            "stage 2 没有上限而 stage 3 上限 5 次",
+            "除了 stage 2 不存在重试上限外 stage 0 和 1 都是 3 次",
+            "No limit applies to tile sizes in stage 3 (retry limit 5).",
+            "| Stage 3 | 12 tasks | 4 retries |",
+            "| stage 4 | attempts 3 | kernels 17 | ok |",
+            "| Stage 3 | 失败 2 次 | 用例 62 |",
         ] {
             assert!(!raised(line), "{line}");
         }

@@ -328,5 +328,5 @@ pub(super) const FORBIDDEN_OPS: &[Op] = &[
 pub(super) const OP_GUARDS: &[&str] = &[
     "reject", "rejects", "rejected", "refuse", "refuses", "拒绝", "nobody", "no one", "is disabled",
     "are disabled", "没有人", "无人", "forbid", "forbids", "不属于", "流程之内", "流程之外", "outside the evolution",
-    "outside the evolver", "not executed", "不执行", "no git add", "无 git add", "a: no",
+    "outside the evolver", "not executed", "不执行", "no git add", "无 git add", "a: no", "不做",
 ];
