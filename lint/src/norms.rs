@@ -474,10 +474,13 @@ pub(crate) fn changed_constant(line: &str) -> Option<ChangedConstant> {
     let expiry = line.contains("expir") || line.contains("过期");
     let half = line.contains("1/2");
     let retry = line.contains("stage") || line.contains("阶段") || line.contains("max_retry");
-    if retry && !has_guard_outside_no_limit_claims(line) {
-        if let Some(r) = retry::raised_retry_limit(line) {
-            return Some(ChangedConstant { rule: r.rule, said: r.said });
-        }
+    // The guard scan only for a line that raises a limit: most lines naming a stage do not.
+    if let Some(r) = retry
+        .then(|| retry::raised_retry_limit(line))
+        .flatten()
+        .filter(|_| !has_guard_outside_no_limit_claims(line))
+    {
+        return Some(ChangedConstant { rule: r.rule, said: r.said });
     }
     if !(expiry || half) || has_guard(line) {
         return None;
