@@ -75,6 +75,10 @@ pub struct ImportReport {
     /// Managed files not read: their stat fingerprints prove them unchanged since the last
     /// sync.
     pub skipped: usize,
+    /// Append-only files (the search log) that had only gained lines since the last sync:
+    /// their earlier lines were checked against the store's content mark, and only the new
+    /// ones were parsed and written (see [`AppendBase`]).
+    pub appended: usize,
     /// Warnings found while parsing.
     pub warnings: Vec<Diagnostic>,
     /// Entries new in their topic file that were given their INDEX row (see
@@ -90,8 +94,26 @@ pub struct ReadFile {
     pub bytes_hash: [u8; 32],
     /// Its stat fingerprint, when the file did not change while it was read.
     pub stat: Option<FileStat>,
-    /// Its parse.
+    /// Its parse: of the whole file, or of the lines after the first `n` when
+    /// `appended_after` is `Some(n)`.
     pub parsed: ParsedFile,
+    /// `Some(n)` when the file is an append-only file that only gained lines since the last
+    /// sync: its first `n` lines are the ones the store holds (their content mark matched),
+    /// and `parsed` holds the lines after them, numbered as lines of the whole file.
+    pub appended_after: Option<usize>,
+}
+
+/// What the store knows of an append-only file (the search log) whose content it holds exactly
+/// as last synced: its length and content mark then. An import that finds the file longer,
+/// with its first `len` bytes still giving `mark` and ending a line, parses and writes only the
+/// lines after them: a hand-appended line costs a read and a hash of the log, not a parse,
+/// comparison and layout rewrite of every event in it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct AppendBase {
+    /// The file's length at the last sync.
+    pub len: u64,
+    /// Its content mark at the last sync (a line chain, [`evokb_store::filestate::line_mark`]).
+    pub mark: [u8; 32],
 }
 
 /// Everything the importer read from a knowledge base.
@@ -133,6 +155,19 @@ pub fn read_kb_since_with_progress(
     known: &dyn Fn(&str) -> Option<FileStat>,
     progress: &dyn Progress,
 ) -> Result<ReadKb, ImportError> {
+    read_kb_appending(root, layout, known, &|_| None, progress)
+}
+
+/// [`read_kb_since_with_progress`], except that an append-only file for which `appendable`
+/// gives what the store holds of it, and which has grown since, is read as its appended lines
+/// when its earlier bytes are still those (see [`AppendBase`]; [`ReadFile::appended_after`]).
+fn read_kb_appending(
+    root: &Path,
+    layout: &Layout,
+    known: &dyn Fn(&str) -> Option<FileStat>,
+    appendable: &dyn Fn(&str) -> Option<AppendBase>,
+    progress: &dyn Progress,
+) -> Result<ReadKb, ImportError> {
     let io = |path: &Path| {
         let path = path.to_path_buf();
         move |source| ImportError::Io { path, source }
@@ -153,14 +188,21 @@ pub fn read_kb_since_with_progress(
             .map(|m| FileStat::from_metadata(&m));
         match (&before, known(&mf.path)) {
             (Some(now), Some(old)) if old.vouches_for(now) => skipped.push(mf),
-            _ => to_read.push((mf, before)),
+            _ => {
+                let grown = |b: &AppendBase| before.is_some_and(|now| now.len > b.len);
+                let base =
+                    if mf.role.append_only() { appendable(&mf.path).filter(grown) } else { None };
+                to_read.push((mf, before, base));
+            }
         }
     }
     // Reading, decoding, parsing and hashing one file needs nothing of the others: they are
     // spread over the cores, and taken back in file order.
     progress.phase("reading files", (skipped.len() + to_read.len()) as u64);
     progress.advance(skipped.len() as u64);
-    let read_one = |(mf, before): &(ManagedFile, Option<FileStat>)| read_file(root, mf, *before);
+    let read_one = |(mf, before, base): &(ManagedFile, Option<FileStat>, Option<AppendBase>)| {
+        read_file(root, mf, *before, *base)
+    };
     for (file, d) in crate::parallel::map_in_order(&to_read, 8, &read_one, progress) {
         diags.extend(d);
         files.extend(file);
@@ -182,11 +224,14 @@ pub fn read_kb_since_with_progress(
 
 /// Reads, decodes, parses and hashes one managed file whose stat, taken before this read, was
 /// `before`: the file read (with that stat as its fingerprint when the file is unchanged after
-/// the read), or none when it cannot be read or decoded, and the diagnostics either way.
+/// the read), or none when it cannot be read or decoded, and the diagnostics either way. With
+/// `base`, the file is taken as its appended lines when it only gained lines since then
+/// ([`read_appended`]).
 fn read_file(
     root: &Path,
     mf: &ManagedFile,
     before: Option<FileStat>,
+    base: Option<AppendBase>,
 ) -> (Option<ReadFile>, Vec<Diagnostic>) {
     let bytes = match read_managed(root, &mf.path) {
         Ok(b) => b,
@@ -198,13 +243,59 @@ fn read_file(
         (Some(b), Some(a)) if b.same_as(&a) => Some(b),
         _ => None,
     };
+    if let Some(file) = base.and_then(|b| read_appended(mf, &bytes, b, stat)) {
+        return (Some(file), Vec::new());
+    }
     let text = match decode_utf8(&bytes) {
         Ok(t) => t,
         Err((line, msg)) => return (None, vec![Diagnostic::error(&mf.path, line, msg)]),
     };
     let (parsed, diags) = parse_file(mf.role, &mf.path, text);
     let bytes_hash = mf.role.content_mark(&bytes);
-    (Some(ReadFile { file: mf.clone(), bytes_hash, stat, parsed }), diags)
+    (Some(ReadFile { file: mf.clone(), bytes_hash, stat, parsed, appended_after: None }), diags)
+}
+
+/// The lines appended to an append-only file since the store last held it as `base`, parsed,
+/// or `None` when the file must be read whole: its first `base.len` bytes no longer give the
+/// mark or do not end a line, or the appended text is not plain records (a blank line, a byte
+/// order mark, a problem to report: the whole file's parse reports it with the whole file's
+/// line and byte numbers).
+fn read_appended(
+    mf: &ManagedFile,
+    bytes: &[u8],
+    base: AppendBase,
+    stat: Option<FileStat>,
+) -> Option<ReadFile> {
+    use evokb_store::filestate::{extend_line_mark, line_mark};
+    let len = usize::try_from(base.len).ok().filter(|&l| l > 0 && l < bytes.len())?;
+    let (prefix, tail) = bytes.split_at(len);
+    if prefix.last() != Some(&b'\n') || tail.starts_with(crate::text::BOM.as_bytes()) {
+        return None;
+    }
+    let prefix_mark = line_mark(prefix);
+    if prefix_mark != base.mark {
+        return None;
+    }
+    let text = decode_utf8(tail).ok()?;
+    let (mut parsed, diags) = parse_file(mf.role, &mf.path, text);
+    let records_only = parsed.layout.items.iter().all(|i| matches!(i, LayoutItem::Record(_)));
+    if !diags.is_empty()
+        || !records_only
+        || !crate::parse::structure::problems(mf.role, text).is_empty()
+    {
+        return None;
+    }
+    let lines_before = evokb_store::filestate::count_newlines(prefix);
+    for pr in &mut parsed.records {
+        pr.line += lines_before;
+    }
+    Some(ReadFile {
+        file: mf.clone(),
+        bytes_hash: extend_line_mark(prefix_mark, tail),
+        stat,
+        parsed,
+        appended_after: Some(lines_before),
+    })
 }
 
 /// The record of a repro script: its path, content hash, size and line count.
@@ -354,7 +445,14 @@ fn import_kb<B: Send>(
     // then every file is read.
     let stored_stats = txn.file_stats()?;
     let known = |path: &str| if layout_changed { None } else { stored_stats.get(path).copied() };
-    let kb = read_kb_since_with_progress(root, &layout, &known, progress)?;
+    let bases = append_bases(txn, &layout, &stored_stats, layout_changed)?;
+    let appendable = |path: &str| bases.get(path).copied();
+    let mut kb = read_kb_appending(root, &layout, &known, &appendable, progress)?;
+    for f in kb.files.iter_mut().filter(|f| f.appended_after.is_some()) {
+        crate::parse::jsonl::renumber_appended(&mut f.parsed, &mut |key| {
+            txn.record(key).map(|r| r.is_some())
+        })?;
+    }
     let mut incoming: Vec<&Record> = Vec::new();
     for f in &kb.files {
         if txn.file_sync(&f.file.path)?.is_none_or(|m| m.text_hash != f.bytes_hash) {
@@ -373,6 +471,29 @@ fn import_kb<B: Send>(
     });
     drop(incoming);
     Ok((written?, kb, made))
+}
+
+/// What the store holds of each append-only file it holds exactly as last synced (its layout
+/// clean, its length and content mark known): the files an import may read as appended lines.
+/// None after a layout change (a path may have another role now) or into a store without
+/// records (a first import writes every record at once).
+fn append_bases(
+    txn: &WriteTxn,
+    layout: &Layout,
+    stored_stats: &HashMap<String, FileStat>,
+    layout_changed: bool,
+) -> Result<HashMap<String, AppendBase>, ImportError> {
+    let mut out = HashMap::new();
+    if layout_changed || !txn.has_records()? {
+        return Ok(out);
+    }
+    let path = layout.search_log.as_str();
+    if let (Some(stat), Some(mark)) = (stored_stats.get(path), txn.file_sync(path)?) {
+        if txn.file_is_clean(path)? {
+            out.insert(path.to_string(), AppendBase { len: stat.len, mark: mark.text_hash });
+        }
+    }
+    Ok(out)
 }
 
 /// Brings what an import read (`kb`, read under `layout` against the stats `stored_stats` the
@@ -423,8 +544,12 @@ fn write_read_kb(
             remember_stat(txn, path, f.stat.as_ref(), stored_stats.get(path))?;
             continue;
         }
-        let seen = Seen { parsed: &parsed_keys, all_prewritten };
-        import_file(txn, f, seen, opts, &mut report, &mut conflicts, &mut resolved)?;
+        if f.appended_after.is_some() {
+            import_appended(txn, f, &mut report)?;
+        } else {
+            let seen = Seen { parsed: &parsed_keys, all_prewritten };
+            import_file(txn, f, seen, opts, &mut report, &mut conflicts, &mut resolved)?;
+        }
         txn.set_file_sync(path, SyncMark { text_hash: f.bytes_hash })?;
         remember_stat(txn, path, f.stat.as_ref(), stored_stats.get(path))?;
     }
@@ -529,10 +654,16 @@ fn check_ids_against_skipped(kb: &ReadKb, txn: &WriteTxn) -> Result<(), ImportEr
         // A record the store places in this same file (which was read, so is not skipped) is
         // not defined twice; only the others are looked up. Looking up every record made an
         // import of a 100k-line log after a one-line append read all 100k of them here.
-        let placed: HashSet<CaseHash> = txn
-            .file(&f.file.path)?
-            .map(|layout| layout.record_keys().collect())
-            .unwrap_or_default();
+        // The lines appended to a file the store held exactly were given ids no stored
+        // record has (`renumber_appended`), so the file's layout, which may hold 100k events,
+        // is not read for them.
+        let placed: HashSet<CaseHash> = match f.appended_after {
+            Some(_) => HashSet::new(),
+            None => txn
+                .file(&f.file.path)?
+                .map(|layout| layout.record_keys().collect())
+                .unwrap_or_default(),
+        };
         for pr in &f.parsed.records {
             let rec = &pr.record;
             let key = rec.case_hash();
@@ -694,6 +825,31 @@ fn import_file(
     if kept.is_empty() && report.kept_store == kept_before && conflicts.len() == conflicts_before {
         txn.mark_file_clean(path)?;
     }
+    Ok(())
+}
+
+/// Takes the lines appended to a file the store held exactly ([`ReadFile::appended_after`]):
+/// each new event is written with its sync mark and appended to the file's layout with one
+/// table insert, as `search` appends the events it records. The events before them are the
+/// store's already (their content mark matched), so none is read, compared or rewritten.
+fn import_appended(
+    txn: &mut WriteTxn,
+    f: &ReadFile,
+    report: &mut ImportReport,
+) -> Result<(), ImportError> {
+    let path = f.file.path.as_str();
+    for pr in &f.parsed.records {
+        let key = pr.record.case_hash();
+        txn.put_record(&pr.record)?;
+        txn.set_record_sync(&key, SyncMark { text_hash: pr.record.text_hash() })?;
+        txn.append_to_file(path, &key)?;
+        report.added += 1;
+        report.changed.push(key);
+    }
+    // The store holds the file as it is on disk again: the earlier lines were, and the new
+    // ones are exactly the records just appended.
+    txn.mark_file_clean(path)?;
+    report.appended += 1;
     Ok(())
 }
 

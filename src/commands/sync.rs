@@ -112,6 +112,7 @@ pub fn import(
             "records": counts_json(&report.counts),
             "files": report.files,
             "files_read": report.files - report.skipped,
+            "files_appended": report.appended,
             "added": report.added,
             "updated": report.updated,
             "removed": report.removed,
@@ -131,6 +132,13 @@ pub fn import(
                 out,
                 "{} of them unchanged since the last sync (size, inode and times match) and not read",
                 report.skipped
+            );
+        }
+        if report.appended > 0 {
+            let _ = writeln!(
+                out,
+                "{} of them only appended to: the earlier lines match the last sync, and only the new ones were parsed",
+                report.appended
             );
         }
         out.push_str(&counts_text(&report.counts));

@@ -163,7 +163,13 @@ pub fn extend_line_mark(mut mark: [u8; 32], appended: &[u8]) -> [u8; 32] {
 }
 
 fn memchr_newline(b: &[u8]) -> Option<usize> {
-    b.iter().position(|&c| c == b'\n')
+    memchr::memchr(b'\n', b)
+}
+
+/// How many line endings (`\n`) `bytes` holds: the number of the last line of an
+/// append-only file's earlier part, to number the lines appended after it.
+pub fn count_newlines(bytes: &[u8]) -> usize {
+    memchr::memchr_iter(b'\n', bytes).count()
 }
 
 #[cfg(test)]

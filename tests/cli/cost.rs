@@ -289,3 +289,114 @@ fn add_finds_a_same_topic_entry_whose_change_the_search_index_does_not_hold_yet(
     assert!(!add.status.success(), "the twin was added: {}", stdout(&add));
     assert!(stderr(&add).contains(&format!("covers the same topic as '{id}'")), "{}", stderr(&add));
 }
+
+/// A copy of `kb`'s files without its store, imported into a new store: what a whole parse of
+/// every file gives, to compare an import that took appended lines alone with.
+fn imported_afresh(kb: &std::path::Path) -> (tempfile::TempDir, evokb_store::Store) {
+    let dir = tempfile::tempdir().expect("tempdir");
+    copy_tree(kb, dir.path());
+    std::fs::remove_dir_all(dir.path().join(".evokb")).expect("drop the copied store");
+    let store = evokb_store::Store::create(
+        &dir.path().join(".evokb"),
+        evokb_export::index::default_indexer(),
+    )
+    .expect("create store");
+    evokb_export::import(dir.path(), &store, ImportOptions::default()).expect("import afresh");
+    (dir, store)
+}
+
+/// Appends `text` to the search log of `kb`.
+fn append_to_log(kb: &std::path::Path, text: &str) {
+    use std::io::Write;
+    let mut f = std::fs::OpenOptions::new().append(true).open(kb.join(LOG)).expect("open log");
+    f.write_all(text.as_bytes()).expect("append");
+}
+
+#[test]
+fn lines_appended_to_the_log_by_hand_are_imported_alone_as_a_whole_parse_would_take_them() {
+    let (kb, store) = imported_sample();
+    settle();
+    evokb_export::import(kb.path(), &store, ImportOptions::default()).expect("import");
+    let log = std::fs::read_to_string(kb.path().join(LOG)).expect("log");
+    let first = log.lines().next().expect("a first line").to_string();
+    // A repeat of a line already in the log (the whole parse numbers it `#2`), a new line, and
+    // a repeat of that new line (`#2` as well, counted among the appended lines).
+    let new = "{\"ts\": \"2026-12-01T08:00:00Z\", \"query\": \"by hand\", \"returned\": [\"PL-1.9-blockwidth\"]}";
+    append_to_log(kb.path(), &format!("{first}\n{new}\n{new}\n"));
+    let report = evokb_export::import(kb.path(), &store, ImportOptions::default()).expect("import");
+    assert_eq!(report.appended, 1, "the log is taken as its appended lines: {report:?}");
+    assert_eq!((report.added, report.updated, report.removed), (3, 0, 0), "{report:?}");
+    // The same store as a whole parse of the same files gives: same records, same bytes.
+    let (_fresh_dir, fresh) = imported_afresh(kb.path());
+    assert_eq!(digest(&store), digest(&fresh));
+    let ids = |s: &evokb_store::Store| -> Vec<String> {
+        let r = s.read().expect("read");
+        let mut v: Vec<String> = r
+            .records_of_kind(Kind::SearchEvent)
+            .expect("events")
+            .into_iter()
+            .map(|e| e.id)
+            .collect();
+        v.sort();
+        v
+    };
+    let ours = ids(&store);
+    assert_eq!(ours, ids(&fresh));
+    assert_eq!(ours.iter().filter(|id| id.ends_with(" #2")).count(), 2, "{ours:?}");
+    drop(store);
+    let check = evokb(kb.path(), &["render", "--check"]);
+    assert!(check.status.success(), "{}{}", stdout(&check), stderr(&check));
+    // The next append builds on the one before.
+    append_to_log(kb.path(), &format!("{new}\n"));
+    let store =
+        evokb_store::Store::open(&kb.path().join(".evokb"), evokb_export::index::default_indexer())
+            .expect("open");
+    let report = evokb_export::import(kb.path(), &store, ImportOptions::default()).expect("import");
+    assert_eq!((report.appended, report.added), (1, 1), "{report:?}");
+    let third = format!("{} #3", evokb_export::parse::jsonl::event_id("2026-12-01T08:00:00Z", new));
+    let r = store.read().expect("read");
+    assert!(r.record_by_id(Kind::SearchEvent, &third).expect("get").is_some(), "{third}");
+}
+
+#[test]
+fn a_log_edited_before_its_end_and_appended_to_is_read_whole() {
+    let (kb, store) = imported_sample();
+    settle();
+    evokb_export::import(kb.path(), &store, ImportOptions::default()).expect("import");
+    let full = kb.path().join(LOG);
+    let log = std::fs::read_to_string(&full).expect("log");
+    // One character of the first query changed (same length), and a line appended: the
+    // earlier bytes no longer give the store's mark, so the file is parsed whole.
+    let edited = log.replacen("attention", "attentioN", 1);
+    assert_eq!(edited.len(), log.len());
+    let new = "{\"ts\": \"2026-12-01T08:00:00Z\", \"query\": \"by hand\", \"returned\": []}\n";
+    std::fs::write(&full, format!("{edited}{new}")).expect("write");
+    let report = evokb_export::import(kb.path(), &store, ImportOptions::default()).expect("import");
+    assert_eq!(report.appended, 0, "{report:?}");
+    // The edited line is another event (its id hashes the line): one removed, two added.
+    assert_eq!((report.added, report.removed), (2, 1), "{report:?}");
+    let (_fresh_dir, fresh) = imported_afresh(kb.path());
+    assert_eq!(digest(&store), digest(&fresh));
+}
+
+#[test]
+fn an_appended_blank_line_or_bad_line_is_read_with_the_whole_log() {
+    let (kb, store) = imported_sample();
+    settle();
+    evokb_export::import(kb.path(), &store, ImportOptions::default()).expect("import");
+    let lines = std::fs::read_to_string(kb.path().join(LOG)).expect("log").lines().count();
+    // A blank line is prose of the layout, which an append of records cannot carry.
+    let new = "{\"ts\": \"2026-12-01T08:00:00Z\", \"query\": \"after a gap\", \"returned\": []}";
+    append_to_log(kb.path(), &format!("\n{new}\n"));
+    let report = evokb_export::import(kb.path(), &store, ImportOptions::default()).expect("import");
+    assert_eq!((report.appended, report.added), (0, 1), "{report:?}");
+    let (_fresh_dir, fresh) = imported_afresh(kb.path());
+    assert_eq!(digest(&store), digest(&fresh));
+    // A line that is not JSON is reported at its line in the whole file, and nothing is taken.
+    append_to_log(kb.path(), "not json\n");
+    let err = evokb_export::import(kb.path(), &store, ImportOptions::default())
+        .expect_err("the bad line is refused");
+    let msg = format!("{err:?}");
+    assert!(msg.contains("invalid JSON"), "{msg}");
+    assert!(msg.contains(&format!("line: {}", lines + 3)), "line {} expected: {msg}", lines + 3);
+}

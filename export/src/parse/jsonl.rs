@@ -2,11 +2,11 @@
 //! unknown JSON fields and the original key order and spacing survive; the parser only checks
 //! that each line is a JSON object and derives the event's id from its timestamp and content.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
-use evokb_store::{Kind, Record};
+use evokb_store::{CaseHash, Kind, LayoutItem, Record};
 
-use super::{FileBuilder, SegBuilder};
+use super::{FileBuilder, ParsedFile, SegBuilder};
 use crate::diag::Diagnostic;
 use crate::text::lines;
 
@@ -43,7 +43,7 @@ pub fn parse(b: &mut FileBuilder, text: &str, diags: &mut Vec<Diagnostic>) {
         let base = event_id(&ts, l.content);
         let n = seen.entry(base.clone()).or_insert(0);
         *n += 1;
-        let id = if *n == 1 { base } else { format!("{base} #{n}") };
+        let id = numbered(base, *n);
         let mut segs = SegBuilder::default();
         segs.field("json", l.content);
         segs.lit(l.eol);
@@ -58,6 +58,51 @@ pub fn parse(b: &mut FileBuilder, text: &str, diags: &mut Vec<Diagnostic>) {
 pub fn event_id(ts: &str, line: &str) -> String {
     let hash = blake3::hash(line.as_bytes());
     format!("{ts} {}", &hash.to_hex()[..12])
+}
+
+/// The id of the `n`-th line of a log that gives the event id `base` (identical lines, 1-based).
+fn numbered(base: String, n: usize) -> String {
+    if n == 1 {
+        base
+    } else {
+        format!("{base} #{n}")
+    }
+}
+
+/// Gives the events parsed from the lines appended to a log the ids a parse of the whole log
+/// would give them. The parse of the appended lines alone numbers a repeated line from 1, but
+/// the `n`-th identical line of the whole log is `#n`; the earlier ones are the events
+/// `has_event` knows (the store holds the log's earlier lines exactly), so each event takes the
+/// first number that is neither known nor taken by an earlier appended line. The layout, which
+/// refers to records by key, is rebuilt from the renumbered records (an appended tail holds
+/// records only).
+pub fn renumber_appended<E>(
+    parsed: &mut ParsedFile,
+    has_event: &mut dyn FnMut(&CaseHash) -> Result<bool, E>,
+) -> Result<(), E> {
+    let mut taken: HashSet<CaseHash> = HashSet::new();
+    for pr in &mut parsed.records {
+        let Some(line) = pr.record.field("json") else { continue };
+        let ts = serde_json::from_str::<serde_json::Value>(line)
+            .ok()
+            .and_then(|v| v.get("ts").and_then(|t| t.as_str()).map(String::from))
+            .unwrap_or_default();
+        let base = event_id(&ts, line);
+        let mut n = 1;
+        loop {
+            let id = numbered(base.clone(), n);
+            let key = CaseHash::of(Kind::SearchEvent, &id);
+            if !taken.contains(&key) && !has_event(&key)? {
+                taken.insert(key);
+                pr.record.id = id;
+                break;
+            }
+            n += 1;
+        }
+    }
+    parsed.layout.items =
+        parsed.records.iter().map(|pr| LayoutItem::Record(pr.record.case_hash())).collect();
+    Ok(())
 }
 
 #[cfg(test)]
