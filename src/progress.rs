@@ -74,10 +74,15 @@ struct Shown {
 
 impl Shown {
     /// Puts `bar` on stderr, ticking so that a phase without units (a commit) stays alive.
+    ///
+    /// The first frame is drawn here, before the steady tick starts: once a ticker is
+    /// installed, indicatif's `tick` does nothing and the first frame waits for the ticker
+    /// thread to be scheduled, so on a loaded machine a phase of a few milliseconds (`verify`'s
+    /// `verifying files` on a small store) could end without ever being shown.
     fn draw(bar: &ProgressBar) {
         bar.set_draw_target(ProgressDrawTarget::stderr());
-        bar.enable_steady_tick(Duration::from_millis(120));
         bar.tick();
+        bar.enable_steady_tick(Duration::from_millis(120));
     }
 }
 
