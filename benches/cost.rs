@@ -12,7 +12,8 @@
 //! - `edit/<size>` also has `add_same_topic_refused`: `add` of a reworded copy of a stored
 //!   entry, refused by the same-topic rule (nothing is committed, so every iteration judges the
 //!   same store); the candidates come from the search index.
-//! - `hits/<size>`: `record_hit` (one search event appended), the hit counts `stats hits`
+//! - `hits/<size>`: `record_hit` (one search event appended), `import` after one line appended
+//!   to the log by hand (the append is not timed), the hit counts `stats hits`
 //!   computes by replaying every event (`hit_counts`) and by reading the stored event counters
 //!   (`hit_counts_from_counters`, what it does when they are current), and the baseline
 //!   `baseline_read_log`: reading `kb_search_log.jsonl`.
@@ -223,6 +224,31 @@ fn bench(c: &mut Criterion) {
                     None,
                 )
                 .expect("record_hit")
+            })
+        });
+        g.bench_function("import_after_appending_to_log", |b| {
+            let c = corpus();
+            let log = c.dir.path().join(".agents/evolution/kb_search_log.jsonl");
+            let mut i = 0u64;
+            b.iter_custom(|iters| {
+                let mut total = Duration::ZERO;
+                for _ in 0..iters {
+                    use std::io::Write;
+                    i += 1;
+                    let line = format!(
+                        "{{\"ts\": \"2026-11-01T00:00:00Z\", \"query\": \"by hand {i}\", \"returned\": []}}\n"
+                    );
+                    let mut f =
+                        std::fs::OpenOptions::new().append(true).open(&log).expect("open log");
+                    f.write_all(line.as_bytes()).expect("append");
+                    drop(f);
+                    let t = Instant::now();
+                    let report =
+                        import(c.dir.path(), &c.store, ImportOptions::default()).expect("import");
+                    total += t.elapsed();
+                    assert_eq!(report.appended, 1, "the log is taken as its appended line");
+                }
+                total
             })
         });
         g.bench_function("hit_counts", |b| {
