@@ -19,7 +19,6 @@ naive BM25 in Python over the same entries (scripts/bm25_naive.py), and `true` (
 import argparse
 import json
 import os
-import resource
 import shlex
 import shutil
 import statistics
@@ -43,7 +42,6 @@ def run(cmd, cwd=None, check=True, stdin=None):
     query at 100k it added about 2.8 ms (13.6 against 10.8 ms, medians of 31 alternated runs),
     while grep's few lines of output cost it nothing.
     """
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     with tempfile.TemporaryFile() as err:
         t0 = time.perf_counter()
         p = subprocess.Popen(cmd, cwd=cwd, stdout=subprocess.PIPE, stderr=err, stdin=stdin)
@@ -54,15 +52,20 @@ def run(cmd, cwd=None, check=True, stdin=None):
                 break
             chunks.append(chunk)
         p.stdout.close()
-        returncode = p.wait()
+        # This child's own resource usage (with its children's, for `sh -c` pipelines).
+        # `getrusage(RUSAGE_CHILDREN)` reports the largest peak of *any* child so far, so a
+        # `cargo build` that compiled before the first figure (rustc at ~870 MiB) showed as
+        # every import's peak.
+        _, status, usage = os.wait4(p.pid, 0)
+        returncode = os.waitstatus_to_exitcode(status)
+        p.returncode = returncode
         wall = time.perf_counter() - t0
         err.seek(0)
         stderr = err.read()
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if check and returncode != 0:
         sys.exit(f"FAILED ({returncode}): {' '.join(cmd)}\n{stderr.decode(errors='replace')}")
-    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    return wall, cpu, after.ru_maxrss / 1024, b"".join(chunks)
+    cpu = usage.ru_utime + usage.ru_stime
+    return wall, cpu, usage.ru_maxrss / 1024, b"".join(chunks)
 
 
 def managed_files(kb):
