@@ -7,6 +7,7 @@
 //! cargo run --release -p evokb-lint --example train_scorer -- --generated DIR     # also report on a synth corpus
 //! cargo run --release -p evokb-lint --example train_scorer -- --drop q:,y: --out /tmp/w.tsv  # ablation
 //! cargo run --release -p evokb-lint --example train_scorer -- --dev lint/tests/dev/own-12 # score a dev set
+//! TRAIN_FEATURES=/tmp/feats.tsv cargo run --release -p evokb-lint --example train_scorer  # rows for scripts/model_class.py
 //! ```
 //!
 //! **Data.** Label 1: the plain-text attacks of every set under `lint/tests/train/` (encoded
@@ -548,6 +549,31 @@ fn main() {
         })
         .collect();
     rows.extend(extra);
+    // `TRAIN_FEATURES=FILE`: every row's hashed features, for experiments with other model
+    // classes outside the repository (one row a line: set, attack, rule, zh, concept,
+    // decisive, must, view, the line's buckets, each sentence's buckets separated by `;`).
+    if let Ok(p) = std::env::var("TRAIN_FEATURES") {
+        let join = |v: &[u32]| v.iter().map(u32::to_string).collect::<Vec<_>>().join(",");
+        let mut out = String::new();
+        for r in &rows {
+            let set = r.set.map_or("-", |k| names[k].as_str());
+            let views: Vec<String> = r.views.iter().map(|v| join(v)).collect();
+            out.push_str(&format!(
+                "{set}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\n",
+                u8::from(r.attack),
+                u8::from(r.rule),
+                u8::from(r.zh),
+                u8::from(r.concept),
+                u8::from(r.decisive),
+                u8::from(r.must),
+                u8::from(r.view),
+                join(&r.feats),
+                views.join(";")
+            ));
+        }
+        std::fs::write(p, out).expect("write the feature rows");
+        return;
+    }
     // `TRAIN_RULES=1`: how often each rule verdict stands on attacks and on legitimate lines
     // (sets and background), to see which rules a legitimate line never trips;
     // `TRAIN_RULES=r:phrase:override` also prints the legitimate lines that one trips.
