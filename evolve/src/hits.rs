@@ -20,7 +20,7 @@ use evokb_store::{
 
 use evokb_export::layout::Layout;
 use evokb_export::mutate::ensure_trailing_newline;
-use evokb_export::parse::jsonl::event_id;
+use evokb_export::parse::jsonl::{event_id, first_free_event_id};
 use evokb_export::render::{render_layout, write_atomic, RecordSource};
 use evokb_export::{MutateError, RenderError};
 
@@ -105,13 +105,8 @@ pub fn record_hit(
             w.put_file(&file)?;
         }
     }
-    let base = event_id(ts, &line);
-    let mut id = base.clone();
-    let mut n = 1;
-    while w.record(&CaseHash::of(Kind::SearchEvent, &id))?.is_some() {
-        n += 1;
-        id = format!("{base} #{n}");
-    }
+    let id =
+        first_free_event_id(&event_id(ts, &line), &mut |key| w.record(key).map(|r| r.is_some()))?;
     let rec = Record {
         kind: Kind::SearchEvent,
         id: id.clone(),

@@ -651,19 +651,18 @@ fn check_ids_against_skipped(kb: &ReadKb, txn: &WriteTxn) -> Result<(), ImportEr
     let skipped: HashSet<&str> = kb.skipped.iter().map(|m| m.path.as_str()).collect();
     let mut diags = Vec::new();
     for f in &kb.files {
+        // The lines appended to a file the store held exactly were given ids no stored
+        // record has (`renumber_appended`): none is defined anywhere else.
+        if f.appended_after.is_some() {
+            continue;
+        }
         // A record the store places in this same file (which was read, so is not skipped) is
         // not defined twice; only the others are looked up. Looking up every record made an
         // import of a 100k-line log after a one-line append read all 100k of them here.
-        // The lines appended to a file the store held exactly were given ids no stored
-        // record has (`renumber_appended`), so the file's layout, which may hold 100k events,
-        // is not read for them.
-        let placed: HashSet<CaseHash> = match f.appended_after {
-            Some(_) => HashSet::new(),
-            None => txn
-                .file(&f.file.path)?
-                .map(|layout| layout.record_keys().collect())
-                .unwrap_or_default(),
-        };
+        let placed: HashSet<CaseHash> = txn
+            .file(&f.file.path)?
+            .map(|layout| layout.record_keys().collect())
+            .unwrap_or_default();
         for pr in &f.parsed.records {
             let rec = &pr.record;
             let key = rec.case_hash();

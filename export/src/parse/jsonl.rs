@@ -69,6 +69,33 @@ fn numbered(base: String, n: usize) -> String {
     }
 }
 
+/// The first id of the event `base` that `taken` does not hold: `base`, then `base #2`,
+/// `base #3`, … The `n`-th identical line of a log is `#n`, so an event added after the lines
+/// the store holds (a search recording a hit, lines appended by hand) takes the number after
+/// theirs.
+pub fn first_free_event_id<E>(
+    base: &str,
+    taken: &mut dyn FnMut(&CaseHash) -> Result<bool, E>,
+) -> Result<String, E> {
+    let mut n = 1;
+    loop {
+        let id = numbered(base.to_string(), n);
+        if !taken(&CaseHash::of(Kind::SearchEvent, &id))? {
+            return Ok(id);
+        }
+        n += 1;
+    }
+}
+
+/// The event id `id` was numbered from: the parser's `base #n` without its ` #n`. A base ends
+/// with the hex hash of [`event_id`], so a trailing ` #digits` is always the number.
+fn base_of(id: &str) -> &str {
+    match id.rsplit_once(" #") {
+        Some((base, n)) if !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()) => base,
+        _ => id,
+    }
+}
+
 /// Gives the events parsed from the lines appended to a log the ids a parse of the whole log
 /// would give them. The parse of the appended lines alone numbers a repeated line from 1, but
 /// the `n`-th identical line of the whole log is `#n`; the earlier ones are the events
@@ -80,25 +107,13 @@ pub fn renumber_appended<E>(
     parsed: &mut ParsedFile,
     has_event: &mut dyn FnMut(&CaseHash) -> Result<bool, E>,
 ) -> Result<(), E> {
-    let mut taken: HashSet<CaseHash> = HashSet::new();
+    let mut assigned: HashSet<CaseHash> = HashSet::new();
     for pr in &mut parsed.records {
-        let Some(line) = pr.record.field("json") else { continue };
-        let ts = serde_json::from_str::<serde_json::Value>(line)
-            .ok()
-            .and_then(|v| v.get("ts").and_then(|t| t.as_str()).map(String::from))
-            .unwrap_or_default();
-        let base = event_id(&ts, line);
-        let mut n = 1;
-        loop {
-            let id = numbered(base.clone(), n);
-            let key = CaseHash::of(Kind::SearchEvent, &id);
-            if !taken.contains(&key) && !has_event(&key)? {
-                taken.insert(key);
-                pr.record.id = id;
-                break;
-            }
-            n += 1;
-        }
+        let id = first_free_event_id(base_of(&pr.record.id), &mut |key| {
+            Ok(assigned.contains(key) || has_event(key)?)
+        })?;
+        assigned.insert(CaseHash::of(Kind::SearchEvent, &id));
+        pr.record.id = id;
     }
     parsed.layout.items =
         parsed.records.iter().map(|pr| LayoutItem::Record(pr.record.case_hash())).collect();
@@ -109,6 +124,16 @@ pub fn renumber_appended<E>(
 mod tests {
     use crate::layout::FileRole;
     use crate::parse::parse_file;
+
+    #[test]
+    fn a_numbered_id_gives_back_its_base() {
+        let base = super::event_id("2026-09-10T09:04:18Z", "{}");
+        assert_eq!(super::base_of(&base), base);
+        assert_eq!(super::base_of(&format!("{base} #12")), base);
+        // A timestamp that itself holds " #" is not cut: the base ends with the hash.
+        let odd = super::event_id("t #3", "{}");
+        assert_eq!(super::base_of(&odd), odd);
+    }
 
     #[test]
     fn events_keep_their_lines_and_bad_lines_are_reported() {
