@@ -7,6 +7,9 @@
 //! - `scorer_weights.bin`: every bucket's weight as a little-endian `f32`, bucket 0 first, up
 //!   to the highest bucket the file names (a bucket past the end weighs 0.0, as does one the
 //!   file does not name);
+//! - `scorer_net.bin`: the one-hidden-layer network (`src/scorer_net.bin`, checked against the
+//!   `hidden` and `hidden_bits` rows of the TSV and copied), or an empty file when the TSV
+//!   names no network (the model is then the logistic one, `scorer_weights.bin`);
 //! - `scorer_meta.rs`: the bias, the thresholds (plain and rule-line, for English and for
 //!   Chinese lines; a file without the Chinese pair uses the English one) and the lexicon
 //!   fingerprint, as constants
@@ -51,6 +54,7 @@ fn run() -> Result<(), String> {
     let mut threshold_zh = None;
     let mut rule_threshold_zh = None;
     let mut fingerprint = 0u64;
+    let mut hidden: Option<(u32, u32)> = None;
     let mut weights: Vec<f32> = Vec::new();
     for line in text.lines().filter(|l| !l.starts_with('#')) {
         let mut it = line.split('\t');
@@ -64,6 +68,18 @@ fn run() -> Result<(), String> {
                 rule_threshold_zh = Some(value.parse().unwrap_or(f32::INFINITY));
             }
             "fingerprint" => fingerprint = u64::from_str_radix(value, 16).unwrap_or(0),
+            "hidden" => {
+                let units = value
+                    .parse()
+                    .map_err(|_| format!("{src}: hidden '{value}' is not a number"))?;
+                hidden = Some((units, hidden.map_or(0, |h| h.1)));
+            }
+            "hidden_bits" => {
+                let bits = value
+                    .parse()
+                    .map_err(|_| format!("{src}: hidden_bits '{value}' is not a number"))?;
+                hidden = Some((hidden.map_or(0, |h| h.0), bits));
+            }
             _ => {
                 if let (Ok(b), Ok(w)) = (key.parse::<usize>(), value.parse::<f32>()) {
                     if b >= MAX_BUCKET {
@@ -81,6 +97,8 @@ fn run() -> Result<(), String> {
             }
         }
     }
+
+    write_network(&out_dir, hidden)?;
 
     let blob: Vec<u8> = weights.iter().flat_map(|w| w.to_le_bytes()).collect();
     let bin = out_dir.join("scorer_weights.bin");
@@ -111,6 +129,62 @@ fn run() -> Result<(), String> {
     let rs = out_dir.join("scorer_meta.rs");
     std::fs::write(&rs, meta).map_err(|e| format!("cannot write {}: {e}", rs.display()))?;
     write_detector_fingerprint(&out_dir)
+}
+
+/// Checks `src/scorer_net.bin` against the network the TSV names (`units` hidden units over
+/// `2^bits` buckets) and copies it to `OUT_DIR`; writes an empty file when the TSV names none.
+/// A network file without a TSV naming it is an error: the trainer removes it when it writes a
+/// logistic model, so one left there is from another training run.
+fn write_network(out_dir: &std::path::Path, hidden: Option<(u32, u32)>) -> Result<(), String> {
+    let src = "src/scorer_net.bin";
+    println!("cargo:rerun-if-changed={src}");
+    let dest = out_dir.join("scorer_net.bin");
+    let bytes = match (hidden, std::fs::read(src)) {
+        (None, Err(_)) => Vec::new(),
+        (None, Ok(_)) => {
+            return Err(format!(
+                "{src} exists but src/scorer_weights.tsv names no network (no `hidden` row): \
+                 retrain, or remove the file"
+            ))
+        }
+        (Some(_), Err(e)) => {
+            return Err(format!(
+                "src/scorer_weights.tsv names a network, but {src} cannot be read: {e}"
+            ))
+        }
+        (Some((units, bits)), Ok(bytes)) => {
+            let header = |at: usize| {
+                bytes
+                    .get(at..at + 4)
+                    .and_then(|b| <[u8; 4]>::try_from(b).ok())
+                    .map(u32::from_le_bytes)
+            };
+            if !bytes.starts_with(b"EVOKBNET1") {
+                return Err(format!("{src} does not start with EVOKBNET1"));
+            }
+            if header(9) != Some(bits) || header(13) != Some(units) {
+                return Err(format!(
+                    "{src} holds a network of {:?} units over 2^{:?} buckets; the TSV names {units} over 2^{bits}",
+                    header(13),
+                    header(9)
+                ));
+            }
+            if bits > 24 || units == 0 || units > 256 {
+                return Err(format!(
+                    "{src}: {units} units over 2^{bits} buckets is not a network the scorer takes"
+                ));
+            }
+            let expected = 17 + (3 * units as usize + 1) * 4 + (1usize << bits) * units as usize;
+            if bytes.len() != expected {
+                return Err(format!(
+                    "{src} is {} bytes; a network of its shape is {expected}",
+                    bytes.len()
+                ));
+            }
+            bytes
+        }
+    };
+    std::fs::write(&dest, bytes).map_err(|e| format!("cannot write {}: {e}", dest.display()))
 }
 
 /// Writes `detector_fingerprint.rs`: one number that changes whenever any source file of the

@@ -18,12 +18,15 @@
 //! (`lint/tests/train/generated-lines.txt`); every sentence of a legitimate line of two or more
 //! sentences is also a legitimate example of its own. Never a sealed blind batch.
 //!
-//! **Model.** Logistic regression over the hashed features of `score.rs` (words, bigrams,
-//! Chinese trigrams, lexicon concepts and pairs, structural flags, the rule verdicts), by SGD in
-//! a seeded order, L2-regularised, attacks weighted up to balance the classes; the weights are
-//! the average of twenty such runs in different orders (`TRAIN_AVG`; five until round 8). A
-//! line scores the larger
-//! of its own logit and each sentence's (as `score::logit`).
+//! **Model.** A network of one hidden layer over the hashed features of `score.rs` (words,
+//! bigrams, Chinese trigrams, lexicon concepts, structural flags, stance cues, the rule
+//! verdicts): 16 units, each bucket a row of weights, trained by mini-batch Adam for six epochs
+//! and quantised to signed bytes (`train_scorer/net.rs`; `TRAIN_HIDDEN`, `TRAIN_HBITS`,
+//! `TRAIN_NET_EPOCHS`, `TRAIN_NET_LR`, `TRAIN_NET_L2`, `TRAIN_BATCH`). With `TRAIN_HIDDEN=0`,
+//! the logistic regression of rounds 1 to 9: SGD in a seeded order, L2-regularised, the
+//! average of twenty runs in different orders (`TRAIN_AVG`). Either way attacks are weighted up
+//! to balance the classes, and a line scores the larger of its own logit and each sentence's
+//! (as `score::logit`).
 //!
 //! **Thresholds.** Four: one for lines on which a rule (a frame of `intent.rs` or a phrase
 //! rule) fired, one for the rest, each for lines without and with Chinese characters (round 7:
@@ -40,6 +43,9 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
+
+#[path = "train_scorer/net.rs"]
+mod net;
 
 fn jsonl(path: &Path) -> Vec<serde_json::Value> {
     std::fs::read_to_string(path)
@@ -227,11 +233,16 @@ struct Row {
 struct Model {
     w: Vec<f32>,
     bias: f32,
+    /// The network, when one was trained (`TRAIN_HIDDEN`): it scores instead of `w`.
+    net: Option<net::Net>,
 }
 
 impl Model {
     fn logit(&self, fs: &[u32]) -> f32 {
-        self.bias + fs.iter().map(|&f| self.w[f as usize]).sum::<f32>()
+        match &self.net {
+            Some(n) => n.logit(fs),
+            None => self.bias + fs.iter().map(|&f| self.w[f as usize]).sum::<f32>(),
+        }
     }
 
     /// As `score::logit`: the larger of the whole line's and of each sentence's logit.
@@ -267,10 +278,19 @@ fn sigmoid(x: f32) -> f32 {
 /// two seeds at most 7 attacks against 12 (`blind/RESULTS.md`, round 8). Training takes about
 /// four minutes instead of one.
 fn train(rows: &[&Row]) -> Model {
+    if let Some(p) = net::NetParams::from_env() {
+        let (pos_weight, hard) = class_weights(rows);
+        let data: Vec<(&[u32], bool, f32)> = rows
+            .iter()
+            .map(|r| (r.feats.as_slice(), r.attack, row_weight(r, pos_weight, hard)))
+            .collect();
+        let seed = std::env::var("TRAIN_SEED").ok().and_then(|s| s.parse().ok()).unwrap_or(0);
+        return Model { w: Vec::new(), bias: 0.0, net: Some(net::train(&data, &p, seed)) };
+    }
     let runs =
         std::env::var("TRAIN_AVG").ok().and_then(|v| v.parse::<u64>().ok()).unwrap_or(20).max(1);
     let base = std::env::var("TRAIN_SEED").ok().and_then(|s| s.parse::<u64>().ok()).unwrap_or(0);
-    let mut avg = Model { w: vec![0.0f32; DIM], bias: 0.0 };
+    let mut avg = Model { w: vec![0.0f32; DIM], bias: 0.0, net: None };
     for k in 0..runs {
         let m = train_once(rows, base.wrapping_add(k));
         for (a, x) in avg.w.iter_mut().zip(&m.w) {
@@ -281,13 +301,29 @@ fn train(rows: &[&Row]) -> Model {
     avg
 }
 
-fn train_once(rows: &[&Row], seed: u64) -> Model {
+/// The weight of an attack (the classes balanced, at most 4:1) and of a set's legitimate line.
+fn class_weights(rows: &[&Row]) -> (f32, f32) {
     let pos = rows.iter().filter(|r| r.attack).count().max(1);
     let neg = rows.len() - pos;
-    let pos_weight = (neg as f32 / pos as f32).clamp(1.0, 4.0);
+    ((neg as f32 / pos as f32).clamp(1.0, 4.0), hyper().3)
+}
+
+/// A row's weight in the loss.
+fn row_weight(row: &Row, pos_weight: f32, hard: f32) -> f32 {
+    // The legitimate lines of the sets are near-misses written to look like attacks.
+    match (row.attack, row.set) {
+        (true, _) if row.must => pos_weight * MUST_WEIGHT,
+        (true, _) => pos_weight,
+        (false, Some(_)) => hard,
+        (false, None) => 1.0,
+    }
+}
+
+fn train_once(rows: &[&Row], seed: u64) -> Model {
+    let (pos_weight, hard) = class_weights(rows);
     let mut w = vec![0.0f32; DIM];
     let mut bias = 0.0f32;
-    let (epochs, l2, clip, hard) = hyper();
+    let (epochs, l2, clip, _) = hyper();
     let mut order: Vec<usize> = (0..rows.len()).collect();
     // `TRAIN_SEED` varies the SGD order, to see how much of a difference between two runs is
     // the order alone.
@@ -303,13 +339,7 @@ fn train_once(rows: &[&Row], seed: u64) -> Model {
             let row = rows[r];
             let z = bias + row.feats.iter().map(|&f| w[f as usize]).sum::<f32>();
             let y = if row.attack { 1.0 } else { 0.0 };
-            // The legitimate lines of the sets are near-misses written to look like attacks.
-            let weight = match (row.attack, row.set) {
-                (true, _) if row.must => pos_weight * MUST_WEIGHT,
-                (true, _) => pos_weight,
-                (false, Some(_)) => hard,
-                (false, None) => 1.0,
-            };
+            let weight = row_weight(row, pos_weight, hard);
             let g = (sigmoid(z) - y) * weight;
             bias -= lr * g * 0.1;
             for &f in &row.feats {
@@ -318,7 +348,7 @@ fn train_once(rows: &[&Row], seed: u64) -> Model {
             }
         }
     }
-    Model { w, bias }
+    Model { w, bias, net: None }
 }
 
 /// A held-out score: logit, whether a rule fired, whether the line is an attack, whether it
@@ -779,16 +809,34 @@ fn main() {
         th.0[1].0,
         th.0[1].1
     ));
-    let mut kept = 0;
-    for (b, name) in &bucket_names {
-        let w = m.w[*b as usize];
-        if w.abs() >= 0.01 {
-            kept += 1;
-            out.push_str(&format!("{b}\t{w:.4}\t{name}\n"));
-        }
-    }
-    eprintln!("{kept} weights written");
     let path =
         opt("--out").first().map_or_else(|| root.join("src/scorer_weights.tsv"), PathBuf::from);
+    // The network's weights go next to the TSV (`scorer_net.bin` beside the default one); a
+    // logistic model removes a network file left there, so the build embeds the model trained.
+    let net_path = path.with_file_name(
+        path.file_stem().map_or("scorer".into(), |s| s.to_string_lossy().replace("_weights", ""))
+            + "_net.bin",
+    );
+    if let Some(n) = &m.net {
+        out.push_str(&format!("hidden\t{}\nhidden_bits\t{}\n", n.hidden, n.bits));
+        std::fs::write(&net_path, n.to_bytes()).expect("write the network's weights");
+        eprintln!(
+            "network of {} hidden units over 2^{} buckets written to {}",
+            n.hidden,
+            n.bits,
+            net_path.display()
+        );
+    } else {
+        let _ = std::fs::remove_file(&net_path);
+        let mut kept = 0;
+        for (b, name) in &bucket_names {
+            let w = m.w[*b as usize];
+            if w.abs() >= 0.01 {
+                kept += 1;
+                out.push_str(&format!("{b}\t{w:.4}\t{name}\n"));
+            }
+        }
+        eprintln!("{kept} weights written");
+    }
     std::fs::write(path, out).expect("write scorer_weights.tsv");
 }

@@ -370,7 +370,10 @@ mod tests {
     /// same false policy passes in the open and is an error once hidden.
     #[test]
     fn decoded_text_is_held_to_the_lower_threshold() {
-        let plain = "The precision gate is informational for fp16 kernels.";
+        // A false policy (the 90-day expiry is the rule) that the model scores between the
+        // decoded threshold and a plain line's (1.58 with the round-10 network; "the precision
+        // gate is informational", this test's line up to round 9, is now caught in the open).
+        let plain = "Expired proposals may stay in the queue past 90 days.";
         assert!(crate::injection::check_injection(plain).is_empty());
         let hidden = format!("blob: {}", B64_STD.encode(plain));
         assert_eq!(check_decoded(&hidden).len(), 1, "{hidden}");
