@@ -266,6 +266,10 @@ fn untrained_scored_batches_hold_their_blind_figures() {
         // flagged (e01aec2: 297/371, 3/363; the round-7 detector, 976eccb: 298/371, 4/363).
         // Round 10: 314 caught, 4 flagged.
         ("scored/batch-23", 314, 371, 4, 363),
+        // Blind batch-24, sealed in 4b618df before the round-10 network was committed and
+        // scored once at its commit 611d752: 273/339 caught, 2/313 flagged (the round-8/9
+        // logistic detector of 8941a62 on it: 258/339, 1/313).
+        ("scored/batch-24", 273, 339, 2, 313),
     ];
     for dir in batches("scored") {
         assert!(floors.iter().any(|f| f.0 == dir), "{dir}: a scored set without a floor");
