@@ -12,6 +12,12 @@ evokb, baseline, ...) so the machine's drift hits both alike. Prints medians, th
 baseline, CPU time (user+sys of the children) and peak RSS for the one-shot commands. Nothing
 is asserted: the figures are printed, and the issue's targets next to them.
 
+The short commands (search, the 4-facet query) get a second row, "warm": each timed run right
+after an untimed run of the same command, baseline likewise (hyperfine's `--warmup`). This
+machine is a virtual one: a process started after the CPU idled, or after another program's
+work, runs several times slower than the same process started hot. The first lines printed
+measure that effect on `true` and `evokb --version`.
+
 Baselines: `cat` of every managed file (the floor of anything that reads them all), `grep -rlE`
 over the topic files (what an agent would do without evokb), a per-entry `awk` filter, a
 naive BM25 in Python over the same entries (scripts/bm25_naive.py), and `true` (process start).
@@ -105,17 +111,46 @@ class Table:
               + (f"  [target {target}]" if target else ""), flush=True)
 
 
-def alternate(runs, ev_cmd, base_cmd=None, cwd=None, prep=None):
+def alternate(runs, ev_cmd, base_cmd=None, cwd=None, prep=None, warm=False):
+    """Times ev_cmd and base_cmd alternately, `runs` times each.
+
+    With `warm`, each timed run is preceded by an untimed run of the same command, on both
+    sides, as hyperfine's `--warmup` does: the timed run then starts on a CPU that has just
+    run it. This machine is a virtual one whose processes run several times slower after the
+    CPU idled or after another program's work (`machine_state` prints the effect), so a
+    short command's time depends on what ran just before it as much as on the command.
+    """
     ev, base = [], []
     for i in range(runs):
         if prep:
             prep(i)
-        w, c, r, _ = run(ev_cmd(i) if callable(ev_cmd) else ev_cmd, cwd=cwd)
+        cmd = ev_cmd(i) if callable(ev_cmd) else ev_cmd
+        if warm:
+            run(cmd, cwd=cwd)
+        w, c, r, _ = run(cmd, cwd=cwd)
         ev.append((w, c, r))
         if base_cmd:
+            if warm:
+                run(base_cmd, cwd=cwd, check=False)
             w, c, r, _ = run(base_cmd, cwd=cwd, check=False)
             base.append((w, c, r))
     return ev, base
+
+
+def machine_state(evokb, runs):
+    """Prints how much the state the CPU is in changes one fixed command's time: `true` and
+    `evokb --version`, each timed right after a run of itself (hot) and after 2 s of idling."""
+    print("  machine state: the same command, hot (after a run of itself) and after 2 s idle",
+          flush=True)
+    for name, cmd in (("true", ["true"]), ("evokb --version", [evokb, "--version"])):
+        hot, idle = [], []
+        for _ in range(runs):
+            run(cmd)
+            hot.append(run(cmd)[0])
+            time.sleep(2)
+            idle.append(run(cmd)[0])
+        h, d = statistics.median(hot) * 1e3, statistics.median(idle) * 1e3
+        print(f"    {name:<18} hot {h:6.1f} ms   after idle {d:6.1f} ms   x{d / h:.1f}", flush=True)
 
 
 def grow_log(kb, events, ids):
@@ -211,8 +246,11 @@ def one_size(args, evokb, synth, n, table):
     time.sleep(0.1)
     run([evokb, "--root", kb, "import"])
     bm25 = [sys.executable, os.path.join(ROOT, "scripts", "bm25_naive.py"), kb, "tile width"]
-    ev, base = alternate(args.runs, [evokb, "--root", kb, "search", "tile", "width", "--json"], bm25)
+    search = [evokb, "--root", kb, "search", "tile", "width", "--json"]
+    ev, base = alternate(args.runs, search, bm25)
     table.add(f"{n}: search recording a hit ({args.log_events} events)", ev, base, "naive BM25", "<= 15 ms, flat")
+    ev, base = alternate(args.runs, search, ["true"], warm=True)
+    table.add(f"{n}: the same, warm", ev, base, "true, warm", "<= 15 ms, flat")
     ev, base = alternate(args.runs, [evokb, "--root", kb, "stats", "hits", "--json"], ["true"])
     table.add(f"{n}: stats hits --json ({args.log_events} events)", ev, base, "true", "<= 200 ms")
     run([evokb, "--root", kb, "render"])
@@ -234,6 +272,9 @@ def one_size(args, evokb, synth, n, table):
     ev, base = alternate(args.runs, [evokb, "--root", kb, "query", "--family", "attention", "--dtype", "fp16",
                                      "--api", "T.gemm", "--status", "stale", "--json"], ["true"])
     table.add(f"{n}: 4-facet query", ev, base, "true", "<= 5 ms")
+    ev, base = alternate(args.runs, [evokb, "--root", kb, "query", "--family", "attention", "--dtype", "fp16",
+                                     "--api", "T.gemm", "--status", "stale", "--json"], ["true"], warm=True)
+    table.add(f"{n}: the same, warm", ev, base, "true, warm", "<= 5 ms")
     ev, base = alternate(args.runs, [evokb, "--root", kb, "query", "--family", "attention", "--json"],
                          ["grep", "-rlE", "^family: \\[.*attention", os.path.join(kb, ".agents")])
     table.add(f"{n}: query --family attention --json", ev, base, "grep -rlE", ">= 3x faster than grep")
@@ -267,9 +308,12 @@ def one_size(args, evokb, synth, n, table):
         # (its earlier lines checked against the store's content mark) and parses the new line.
         table.add(f"{n}: import after appending a line to the log ({HIT_EVENTS} events)", ev, base,
                   "cat the log", "<= 100 ms (one file changed)")
-        ev, base = alternate(args.runs, [evokb, "--root", kb, "search", "tile", "width", "--json"], bm25)
+        search = [evokb, "--root", kb, "search", "tile", "width", "--json"]
+        ev, base = alternate(args.runs, search, bm25)
         table.add(f"{n}: search recording a hit ({HIT_EVENTS} events)", ev, base, "naive BM25",
                   "<= 15 ms, flat")
+        ev, base = alternate(args.runs, search, ["true"], warm=True)
+        table.add(f"{n}: the same, warm", ev, base, "true, warm", "<= 15 ms, flat")
         ev, base = alternate(args.runs, [evokb, "--root", kb, "stats", "hits", "--json"], ["true"])
         table.add(f"{n}: stats hits --json ({HIT_EVENTS} events)", ev, base, "true", "<= 200 ms")
 
@@ -301,6 +345,7 @@ def main():
     rev = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True).stdout.strip()
     print(f"evokb cost figures at {rev}, {os.cpu_count()} cores, {args.runs} runs per figure (alternated with the baseline)")
     table = Table()
+    machine_state(evokb, 5)
     for n in args.entries or [10000]:
         one_size(args, evokb, synth, n, table)
     if args.json:
