@@ -79,7 +79,9 @@ def main():
     a = ap.parse_args()
     kbs = a.kb or [os.path.join(ROOT, "tests/data/tilelang-kb")]
     with tempfile.TemporaryDirectory(prefix="evokb-lint-cost-") as scratch:
-        for kb in kbs:
+        for i, kb in enumerate(kbs):
+            # Each knowledge base's stores as the imports left them, put back before each run.
+            kept = os.path.join(scratch, f"imported-{i}")
             dst = prepare(kb, a.evokb, os.path.join(scratch, "evokb"), a.reference_tools)
             # The store as the import left it, put back before each run of "lint after
             # import", so every such run is the first lint of a freshly imported store.
@@ -99,7 +101,7 @@ def main():
                 cmds.append(("baseline lint", [a.baseline, "--root", base, "lint"]))
                 firsts["baseline after import"] = (a.baseline, base)
             for name, (binary, root) in firsts.items():
-                shutil.copytree(os.path.join(root, ".evokb"), os.path.join(scratch, name))
+                shutil.copytree(os.path.join(root, ".evokb"), os.path.join(kept, name))
             ref = os.path.join(dst, ".agents/tools/kb_lint.py")
             if a.reference_tools and os.path.isfile(ref):
                 cmds.append(("kb_lint.py", [sys.executable, ref]))
@@ -110,7 +112,7 @@ def main():
             for _ in range(a.runs):
                 for name, (binary, root) in firsts.items():
                     shutil.rmtree(os.path.join(root, ".evokb"))
-                    shutil.copytree(os.path.join(scratch, name), os.path.join(root, ".evokb"))
+                    shutil.copytree(os.path.join(kept, name), os.path.join(root, ".evokb"))
                     times[name].append(timed([binary, "--root", root, "lint"], root))
                 for name, cmd in cmds:
                     times[name].append(timed(cmd, dst))
