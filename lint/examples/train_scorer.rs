@@ -797,8 +797,13 @@ fn main() {
     let (fingerprint, bits) = evokb_lint::scorer_meta();
     assert_eq!(1usize << bits, DIM, "score.rs hashes into another number of buckets");
     let mut out = String::from(
-        "# Weights of the KB-SEC-INJECTION classifier, written by `cargo run --release -p evokb-lint --example train_scorer`.\n# Do not edit by hand. Rows: hash bucket, weight, the first feature seen in that bucket.\n",
+        "# Weights of the KB-SEC-INJECTION classifier, written by `cargo run --release -p evokb-lint --example train_scorer`.\n",
     );
+    out.push_str(if m.net.is_some() {
+        "# Do not edit by hand. Rows: the thresholds, the lexicon fingerprint and the network's shape; its weights are in scorer_net.bin.\n"
+    } else {
+        "# Do not edit by hand. Rows: hash bucket, weight, the first feature seen in that bucket.\n"
+    });
     out.push_str(&report);
     out.push_str(&summary);
     out.push_str(&format!(
