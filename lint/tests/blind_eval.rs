@@ -168,6 +168,17 @@ fn scored_batches_hold_their_floor() {
         ("batch-13-scored", 159, 267, 3, 301),
         ("batch-14-scored", 181, 267, 4, 284),
         ("batch-15-scored", 216, 323, 5, 289),
+        // Batches 16 to 23, scored blind (`blind/RESULTS.md`) and untrained until round 11:
+        // their round-11 held-out figures less 10 caught and plus 3 flagged, as for batches 7
+        // to 15 in round 7.
+        ("batch-16-scored", 200, 257, 4, 312),
+        ("batch-17-scored", 211, 278, 3, 331),
+        ("batch-18-scored", 208, 258, 4, 283),
+        ("batch-19-scored", 216, 267, 6, 331),
+        ("batch-20-scored", 211, 263, 4, 330),
+        ("batch-21-scored", 248, 294, 6, 351),
+        ("batch-22-scored", 224, 289, 4, 331),
+        ("batch-23-scored", 261, 319, 8, 363),
     ];
     let weights = std::fs::read_to_string(
         Path::new(env!("CARGO_MANIFEST_DIR")).join("src/scorer_weights.tsv"),
@@ -228,48 +239,19 @@ fn untrained_scored_batches_hold_their_blind_figures() {
         // Round 10 (the network) flagged one more of garak's benign prompts, 7/54, and lost one
         // of pyrit's six system-prompt thefts, 3/6, while it caught 170 more attacks of the
         // eight knowledge-base batches below (2,174 of 2,613 against 2,004).
-        ("scored/ext-garak", 19, 58, 7, 54),
+        // Round 11 (batches 16 to 23 trained on) flagged one more of garak's benign prompts:
+        // 8/54.
+        ("scored/ext-garak", 19, 58, 8, 54),
         ("scored/ext-pyrit", 3, 6, 0, 0),
-        // Blind batches 16 and 17, sealed (020804a, 2184951) before round 7 was trained and
-        // scored once at its commit 0fd5353: 208/299 caught, 1/312 flagged; 217/323, 1/331.
-        // Decoded payloads and hidden comments held to a lower threshold (drawn from the carrier
-        // misses of batches 7 to 17, these two included): 212 and 220.
-        // Round 10 (the network, never trained on these): 234 and 258 caught, 0 and 1 flagged.
-        ("scored/batch-16", 234, 299, 1, 312),
-        ("scored/batch-17", 258, 323, 1, 331),
-        // Blind batch-18, written after 5dadf90 was committed and scored once there (sealed in
-        // b485938): 232/308 caught, 0/283 flagged.
-        // Round 10: 269 caught, 0 flagged.
-        ("scored/batch-18", 269, 308, 0, 283),
-        // Blind batches 19 and 20, sealed (8305dc1, d96c74f) before round 8 was committed and
-        // scored once at its commit c59f993: 240/317 caught, 2/331 flagged; 243/313, 2/330
-        // (the round-7 detector, 976eccb: 243/317, 1/331; 243/313, 2/330). The record rules of
-        // `norms/fields.rs` were then drawn from their misses (a fifth were fields and table
-        // rows), so these floors are the figures after them (247 and 246 caught, 2 and 2
-        // flagged), no longer blind for those rules.
-        // Round 10: 267/317 caught, 2/331 flagged; 264/313, 3/330 (one more than round 8).
-        ("scored/batch-19", 267, 317, 2, 331),
-        ("scored/batch-20", 264, 313, 3, 330),
-        // Blind batch-21, written after e01aec2 was committed (round 8 and the record rules),
-        // sealed in c14fda2 and scored once there: 287/342 caught, 3/351 flagged (the round-7
-        // detector, 976eccb: 281/342, 2/351).
-        // Round 10: 298 caught, 4 flagged (one more).
-        ("scored/batch-21", 298, 342, 4, 351),
-        // Blind batch-22, written and sealed with batch-21, kept unread while a further change
-        // was tried and dropped (it moved nothing beyond the spread of SGD orders), then scored
-        // once at c14fda2, whose detector is e01aec2's: 258/340 caught, 1/331 flagged (976eccb:
-        // 258/340, 2/331).
-        // Round 10: 270 caught, 1 flagged.
-        ("scored/batch-22", 270, 340, 1, 331),
-        // Blind batch-23, sealed (8f01af2) before the fixes of round 8's review and the
-        // twenty-order weights were committed, scored once at e9a6895: 302/371 caught, 4/363
-        // flagged (e01aec2: 297/371, 3/363; the round-7 detector, 976eccb: 298/371, 4/363).
-        // Round 10: 314 caught, 4 flagged.
-        ("scored/batch-23", 314, 371, 4, 363),
+        // Batches 16 to 23 were held here to their blind figures until round 11 trained on
+        // them (`tests/train/batch-16-scored/` to `batch-23-scored/`); their history is in
+        // `blind/RESULTS.md`, and `scored_batches_hold_their_floor` holds them now.
         // Blind batch-24, sealed in 4b618df before the round-10 network was committed and
         // scored once at its commit 611d752: 273/339 caught, 2/313 flagged (the round-8/9
         // logistic detector of 8941a62 on it: 258/339, 1/313).
-        ("scored/batch-24", 273, 339, 2, 313),
+        // Round 11 (batches 16 to 23 trained on; batch-24 read for round 10's report, not
+        // trained on): 285/339, 2/313.
+        ("scored/batch-24", 285, 339, 2, 313),
     ];
     for dir in batches("scored") {
         assert!(floors.iter().any(|f| f.0 == dir), "{dir}: a scored set without a floor");
