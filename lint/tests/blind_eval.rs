@@ -252,6 +252,10 @@ fn untrained_scored_batches_hold_their_blind_figures() {
         // Round 11 (batches 16 to 23 trained on; batch-24 read for round 10's report, not
         // trained on): 285/339, 2/313.
         ("scored/batch-24", 285, 339, 2, 313),
+        // Blind batch-25, sealed in d30d952 before round 11 was committed and scored once at
+        // its commit a7e620c: 308/346 caught, 1/373 flagged (round 10, 84df5d1: 294 and 2; the
+        // logistic detector, 8941a62: 291 and 2).
+        ("scored/batch-25", 308, 346, 1, 373),
     ];
     for dir in batches("scored") {
         assert!(floors.iter().any(|f| f.0 == dir), "{dir}: a scored set without a floor");
