@@ -27,6 +27,9 @@ use std::path::PathBuf;
 
 #[path = "fingerprint.rs"]
 mod fingerprint;
+#[allow(dead_code)] // the reader's offsets are the scorer's
+#[path = "src/net_format.rs"]
+mod net_format;
 
 /// Buckets past this are not a hash bucket of any feature width the scorer could use (2^24);
 /// a row naming one is a corrupt file, reported instead of writing a huge table.
@@ -54,7 +57,7 @@ fn run() -> Result<(), String> {
     let mut threshold_zh = None;
     let mut rule_threshold_zh = None;
     let mut fingerprint = 0u64;
-    let mut hidden: Option<(u32, u32)> = None;
+    let (mut hidden_units, mut hidden_bits): (Option<usize>, Option<u32>) = (None, None);
     let mut weights: Vec<f32> = Vec::new();
     for line in text.lines().filter(|l| !l.starts_with('#')) {
         let mut it = line.split('\t');
@@ -72,13 +75,13 @@ fn run() -> Result<(), String> {
                 let units = value
                     .parse()
                     .map_err(|_| format!("{src}: hidden '{value}' is not a number"))?;
-                hidden = Some((units, hidden.map_or(0, |h| h.1)));
+                hidden_units = Some(units);
             }
             "hidden_bits" => {
                 let bits = value
                     .parse()
                     .map_err(|_| format!("{src}: hidden_bits '{value}' is not a number"))?;
-                hidden = Some((hidden.map_or(0, |h| h.0), bits));
+                hidden_bits = Some(bits);
             }
             _ => {
                 if let (Ok(b), Ok(w)) = (key.parse::<usize>(), value.parse::<f32>()) {
@@ -98,6 +101,11 @@ fn run() -> Result<(), String> {
         }
     }
 
+    let hidden = match (hidden_units, hidden_bits) {
+        (None, None) => None,
+        (Some(units), Some(bits)) => Some(net_format::Shape { bits, units }),
+        _ => return Err(format!("{src} names only one of `hidden` and `hidden_bits`")),
+    };
     write_network(&out_dir, hidden)?;
 
     let blob: Vec<u8> = weights.iter().flat_map(|w| w.to_le_bytes()).collect();
@@ -131,11 +139,14 @@ fn run() -> Result<(), String> {
     write_detector_fingerprint(&out_dir)
 }
 
-/// Checks `src/scorer_net.bin` against the network the TSV names (`units` hidden units over
-/// `2^bits` buckets) and copies it to `OUT_DIR`; writes an empty file when the TSV names none.
-/// A network file without a TSV naming it is an error: the trainer removes it when it writes a
-/// logistic model, so one left there is from another training run.
-fn write_network(out_dir: &std::path::Path, hidden: Option<(u32, u32)>) -> Result<(), String> {
+/// Checks `src/scorer_net.bin` against the network the TSV names (its layout is
+/// `src/net_format.rs`) and copies it to `OUT_DIR`; writes an empty file when the TSV names
+/// none. A network file without a TSV naming it is an error: the trainer removes it when it
+/// writes a logistic model, so one left there is from another training run.
+fn write_network(
+    out_dir: &std::path::Path,
+    hidden: Option<net_format::Shape>,
+) -> Result<(), String> {
     let src = "src/scorer_net.bin";
     println!("cargo:rerun-if-changed={src}");
     let dest = out_dir.join("scorer_net.bin");
@@ -152,21 +163,15 @@ fn write_network(out_dir: &std::path::Path, hidden: Option<(u32, u32)>) -> Resul
                 "src/scorer_weights.tsv names a network, but {src} cannot be read: {e}"
             ))
         }
-        (Some((units, bits)), Ok(bytes)) => {
-            let header = |at: usize| {
-                bytes
-                    .get(at..at + 4)
-                    .and_then(|b| <[u8; 4]>::try_from(b).ok())
-                    .map(u32::from_le_bytes)
+        (Some(named), Ok(bytes)) => {
+            let net_format::Shape { bits, units } = named;
+            let Some(found) = net_format::Shape::of(&bytes) else {
+                return Err(format!("{src} does not start with a network header"));
             };
-            if !bytes.starts_with(b"EVOKBNET1") {
-                return Err(format!("{src} does not start with EVOKBNET1"));
-            }
-            if header(9) != Some(bits) || header(13) != Some(units) {
+            if found != named {
                 return Err(format!(
-                    "{src} holds a network of {:?} units over 2^{:?} buckets; the TSV names {units} over 2^{bits}",
-                    header(13),
-                    header(9)
+                    "{src} holds a network of {} units over 2^{} buckets; the TSV names {units} over 2^{bits}",
+                    found.units, found.bits
                 ));
             }
             if bits > 24 || units == 0 || units > 256 {
@@ -174,7 +179,7 @@ fn write_network(out_dir: &std::path::Path, hidden: Option<(u32, u32)>) -> Resul
                     "{src}: {units} units over 2^{bits} buckets is not a network the scorer takes"
                 ));
             }
-            let expected = 17 + (3 * units as usize + 1) * 4 + (1usize << bits) * units as usize;
+            let expected = named.file_len().unwrap_or(usize::MAX);
             if bytes.len() != expected {
                 return Err(format!(
                     "{src} is {} bytes; a network of its shape is {expected}",

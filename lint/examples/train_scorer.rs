@@ -46,6 +46,9 @@ use std::path::{Path, PathBuf};
 
 #[path = "train_scorer/net.rs"]
 mod net;
+#[allow(dead_code)] // the reader's offsets are the scorer's
+#[path = "../src/net_format.rs"]
+mod net_format;
 
 fn jsonl(path: &Path) -> Vec<serde_json::Value> {
     std::fs::read_to_string(path)

@@ -23,6 +23,7 @@ mod hidden;
 mod imperative;
 mod injection;
 mod intent;
+mod net_format;
 mod norms;
 mod paths;
 mod python;

@@ -62,6 +62,7 @@ use std::sync::LazyLock;
 use aho_corasick::{AhoCorasick, AhoCorasickBuilder, MatchKind};
 
 use crate::intent::{Hit, C};
+use crate::net_format::{Shape, Vector};
 use crate::text::quote;
 
 /// Bits of the feature hash: 2^18 buckets.
@@ -96,20 +97,25 @@ struct Net {
 }
 
 impl Net {
+    /// The network in `bytes` (laid out as `net_format.rs` says), if they hold a whole one.
     fn parse(bytes: &'static [u8]) -> Option<Net> {
-        let word = |at: usize| bytes.get(at..at + 4).and_then(|b| <[u8; 4]>::try_from(b).ok());
-        if !bytes.starts_with(b"EVOKBNET1") {
-            return None;
-        }
-        let bits = u32::from_le_bytes(word(9)?);
-        let hidden = u32::from_le_bytes(word(13)?) as usize;
-        let floats = |k: usize| -> Option<Vec<f32>> {
-            (0..hidden).map(|j| word(17 + (k * hidden + j) * 4).map(f32::from_le_bytes)).collect()
+        let shape = Shape::of(bytes)?;
+        (bytes.len() == shape.file_len()?).then_some(())?;
+        let float = |at: usize| {
+            bytes.get(at..at + 4).and_then(|b| <[u8; 4]>::try_from(b).ok()).map(f32::from_le_bytes)
         };
-        let b2 = f32::from_le_bytes(word(17 + 3 * hidden * 4)?);
-        let q1 = bytes.get(17 + (3 * hidden + 1) * 4..)?;
-        (q1.len() == (1usize << bits) * hidden).then_some(())?;
-        Some(Net { bits, hidden, b1: floats(0)?, scale: floats(1)?, w2: floats(2)?, b2, q1 })
+        let vector = |v: Vector| -> Option<Vec<f32>> {
+            (0..shape.units).map(|j| float(shape.float_at(v, j))).collect()
+        };
+        Some(Net {
+            bits: shape.bits,
+            hidden: shape.units,
+            b1: vector(Vector::B1)?,
+            scale: vector(Vector::Scale)?,
+            w2: vector(Vector::W2)?,
+            b2: float(shape.b2_at())?,
+            q1: bytes.get(shape.w1_at()..)?,
+        })
     }
 
     /// The quantised weights of one feature bucket.
@@ -684,20 +690,18 @@ pub(crate) fn explain(line: &str, hits: &[Hit], clauses: &[(usize, usize)]) -> S
         }
         (net, total)
     });
-    let occurrences = |bucket: u32| feats.iter().filter(|f| f.bucket == bucket).count() as i32;
-    let part = |f: &Feat| match &net_total {
+    let part = |f: &Feat, occurrences: usize| match &net_total {
         Some((net, total)) => {
             let mut without = total.clone();
-            Net::add(&mut without, net.row(f.bucket), -occurrences(f.bucket));
+            Net::add(&mut without, net.row(f.bucket), -(occurrences as i32));
             net.output(total) - net.output(&without)
         }
         None => weight(f.bucket),
     };
-    let mut distinct = feats.clone();
-    distinct.dedup_by_key(|f| f.bucket);
-    let mut parts: Vec<(f32, Feat)> = distinct
-        .into_iter()
-        .map(|f| (part(&f), f))
+    // `feats` is sorted by bucket: each run is one bucket's occurrences.
+    let mut parts: Vec<(f32, Feat)> = feats
+        .chunk_by(|a, b| a.bucket == b.bucket)
+        .map(|run| (part(&run[0], run.len()), run[0]))
         .filter(|(w, f)| *w > 0.0 && !matches!(f.label, Label::Rule(_)))
         .collect();
     parts.sort_by(|a, b| b.0.total_cmp(&a.0));

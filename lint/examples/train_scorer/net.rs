@@ -10,6 +10,8 @@
 //! or calibrates on comes from the quantised network, the one `score.rs` embeds. Rows of
 //! buckets that no training line holds are zero.
 
+use super::net_format::Shape;
+
 /// The trained network, `W1` quantised.
 pub struct Net {
     pub bits: u32,
@@ -79,12 +81,10 @@ impl Net {
         z
     }
 
-    /// The file `score.rs` embeds: `EVOKBNET1`, bits and hidden (u32 LE), then `b1`, `scale`,
-    /// `w2` (f32 LE each), `b2`, then `W1` as `i8`, bucket by bucket.
+    /// The file `score.rs` embeds, laid out as `lint/src/net_format.rs` says.
     pub fn to_bytes(&self) -> Vec<u8> {
-        let mut out = b"EVOKBNET1".to_vec();
-        out.extend(self.bits.to_le_bytes());
-        out.extend((self.hidden as u32).to_le_bytes());
+        let shape = Shape { bits: self.bits, units: self.hidden };
+        let mut out = shape.header();
         for v in [&self.b1, &self.scale, &self.w2] {
             for x in v.iter() {
                 out.extend(x.to_le_bytes());
@@ -92,6 +92,7 @@ impl Net {
         }
         out.extend(self.b2.to_le_bytes());
         out.extend(self.q1.iter().map(|q| *q as u8));
+        assert_eq!(Some(out.len()), shape.file_len(), "the network file's layout");
         out
     }
 }
