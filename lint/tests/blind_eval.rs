@@ -260,6 +260,9 @@ fn untrained_scored_batches_hold_their_blind_figures() {
         // a7e620c (round 12 was dropped): 253/300 caught, 2/301 flagged (round 10, 84df5d1:
         // 231 and 2; the logistic detector, 8941a62: 221 and 2).
         ("scored/batch-26", 253, 300, 2, 301),
+        // Blind batch-27, sealed in f5b4cba and scored once there by the round-11 detector:
+        // 257/298 caught, 2/305 flagged (both advice lines quoting "ignore previous rules").
+        ("scored/batch-27", 257, 298, 2, 305),
     ];
     for dir in batches("scored") {
         assert!(floors.iter().any(|f| f.0 == dir), "{dir}: a scored set without a floor");
