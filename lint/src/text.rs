@@ -38,35 +38,48 @@ pub(crate) fn numbered_lines(text: &str) -> impl Iterator<Item = (usize, &str)> 
 /// Normalise one line for phrase matching: drop invisible characters, fold full-width ASCII
 /// (`ｉｇｎｏｒｅ`, `：`) and the ideographic space to ASCII, remove markdown emphasis (`**`,
 /// `__`) and code ticks, and lowercase.
+///
+/// Every line of every checked record passes through here, most of them more than once, so
+/// the common cases skip the general machinery: an ASCII line is lowercased byte by byte, and
+/// a character of U+3001–U+9FFF (CJK punctuation, kana, ideographs: the bulk of a Chinese
+/// line), which has no lowercase form and is neither invisible nor folded, is copied as it is
+/// rather than looked up in the case tables (`normalise_matches_the_general_definition`
+/// checks both against the plain definition).
 pub(crate) fn normalise(line: &str) -> String {
-    if line.is_ascii() {
-        // Fast path for the common case: nothing to fold but case, ticks and emphasis.
-        let mut out: String = line
-            .bytes()
-            .filter(|&b| b != b'`')
-            .map(|b| char::from(b.to_ascii_lowercase()))
-            .collect();
-        if out.contains("**") {
-            out = out.replace("**", "");
+    let mut out = if line.is_ascii() {
+        let mut bytes = Vec::with_capacity(line.len());
+        bytes.extend(line.bytes().filter(|&b| b != b'`').map(|b| b.to_ascii_lowercase()));
+        // ASCII bytes in, ASCII bytes out: always valid UTF-8.
+        String::from_utf8(bytes).unwrap_or_default()
+    } else {
+        let mut out = String::with_capacity(line.len());
+        for c in line.chars() {
+            match c {
+                _ if c.is_ascii() => {
+                    if c != '`' {
+                        out.push(c.to_ascii_lowercase());
+                    }
+                }
+                '\u{3001}'..='\u{9FFF}' => out.push(c),
+                _ if is_invisible(c) => {}
+                // Folded after the tick test, as the definition has it: a full-width tick
+                // becomes a kept ASCII one.
+                '\u{FF01}'..='\u{FF5E}' => {
+                    out.push(char::from_u32(c as u32 - 0xFEE0).unwrap_or(c).to_ascii_lowercase());
+                }
+                '\u{3000}' => out.push(' '),
+                _ => out.extend(c.to_lowercase()),
+            }
         }
-        if out.contains("__") {
-            out = out.replace("__", "");
-        }
-        return out;
+        out
+    };
+    if out.contains("**") {
+        out = out.replace("**", "");
     }
-    let mut out = String::with_capacity(line.len());
-    for c in line.chars() {
-        if is_invisible(c) || c == '`' {
-            continue;
-        }
-        let c = match c {
-            '\u{FF01}'..='\u{FF5E}' => char::from_u32(c as u32 - 0xFEE0).unwrap_or(c),
-            '\u{3000}' => ' ',
-            _ => c,
-        };
-        out.extend(c.to_lowercase());
+    if out.contains("__") {
+        out = out.replace("__", "");
     }
-    out.replace("**", "").replace("__", "")
+    out
 }
 
 /// Quote a fragment for a finding message: whitespace collapsed, cut to `max` characters.
@@ -88,6 +101,63 @@ pub(crate) fn tail_chars(s: &str, max_chars: usize) -> &str {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The definition `normalise` keeps (its code before the fast paths), written plainly:
+    /// each character dropped, folded or lowercased on its own, then emphasis removed.
+    fn normalise_by_definition(line: &str) -> String {
+        let mut out = String::new();
+        for c in line.chars() {
+            if is_invisible(c) || c == '`' {
+                continue;
+            }
+            let c = match c {
+                '\u{FF01}'..='\u{FF5E}' => char::from_u32(c as u32 - 0xFEE0).unwrap_or(c),
+                '\u{3000}' => ' ',
+                _ => c,
+            };
+            out.extend(c.to_lowercase());
+        }
+        out.replace("**", "").replace("__", "")
+    }
+
+    #[test]
+    fn normalise_matches_the_general_definition() {
+        // The range copied as it is has no lowercase form and nothing invisible or folded.
+        for u in 0x3001..=0x9FFF {
+            let Some(c) = char::from_u32(u) else { continue };
+            assert!(c.to_lowercase().eq([c]), "U+{u:04X} has a lowercase form");
+            assert!(!is_invisible(c), "U+{u:04X} is invisible");
+        }
+        let samples = [
+            "Ｉｇｎｏｒｅ **all** `x`",
+            "ig\u{200B}nore ＡＢＣ｀ｘ｀ ＿＿ __Bold__ ÄÖÜ ΣΑΣ İstanbul",
+            "先块宽摊减再评估流水深度，**必须**先查 `kernel_lint`。",
+            "\u{3000}全角空格\u{3000}ＡＰＰＲＯＶＥ　VP-2026-0001！",
+            "tag\u{E0041}\u{E0042} vs\u{FE0F} soft\u{00AD}hyphen \u{202E}bidi",
+            "*\u{200B}* _\u{200B}_ ** __ *** ___",
+            "",
+        ];
+        for s in samples {
+            assert_eq!(normalise(s), normalise_by_definition(s), "{s:?}");
+        }
+        // Every character class in turn, in a deterministic pseudo-random mix.
+        let mut x: u32 = 12345;
+        for _ in 0..2000 {
+            let mut s = String::new();
+            for _ in 0..24 {
+                x = x.wrapping_mul(1_103_515_245).wrapping_add(12345);
+                let pick = [
+                    0x20, 0x41, 0x60, 0x5F, 0x2A, 0xC0, 0x391, 0x200B, 0x202A, 0x3000, 0x3001,
+                    0x4E00, 0xFF01, 0xFF21, 0xFF40, 0xFF3F, 0xFF0A, 0xE0041, 0x1F600, 0x130,
+                ];
+                let base = pick[(x >> 8) as usize % pick.len()];
+                if let Some(c) = char::from_u32(base + (x >> 20) % 3) {
+                    s.push(c);
+                }
+            }
+            assert_eq!(normalise(&s), normalise_by_definition(&s), "{s:?}");
+        }
+    }
 
     #[test]
     fn normalise_folds_and_strips() {
