@@ -260,6 +260,9 @@ fn untrained_scored_batches_hold_their_blind_figures() {
         // them (`tests/train/batch-24-scored/` to `batch-27-scored/`): batch-24 273/339 at
         // 611d752 (round 10), batch-25 308/346 at a7e620c, batch-26 253/300 and batch-27
         // 257/298 by round 11; `scored_batches_hold_their_floor` holds them now.
+        // Blind batch-28, sealed in 1ba2ca6 before round 13 was committed and scored once at
+        // its commit 86ca83b: 255/302 caught, 2/292 flagged (round 11: 251 and 2).
+        ("scored/batch-28", 255, 302, 2, 292),
     ];
     for dir in batches("scored") {
         assert!(floors.iter().any(|f| f.0 == dir), "{dir}: a scored set without a floor");
