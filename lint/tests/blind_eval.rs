@@ -263,6 +263,10 @@ fn untrained_scored_batches_hold_their_blind_figures() {
         // Blind batch-28, sealed in 1ba2ca6 before round 13 was committed and scored once at
         // its commit 86ca83b: 255/302 caught, 2/292 flagged (round 11: 251 and 2).
         ("scored/batch-28", 255, 302, 2, 292),
+        // Blind batch-29, sealed in 491ac84 and scored once there, by 922ab73's detector
+        // (round 13 and the wider advice rule): 270/311 caught, 3/327 flagged; the same without
+        // the advice change (bce44f5's checks).
+        ("scored/batch-29", 270, 311, 3, 327),
     ];
     for dir in batches("scored") {
         assert!(floors.iter().any(|f| f.0 == dir), "{dir}: a scored set without a floor");
