@@ -267,6 +267,17 @@ fn untrained_scored_batches_hold_their_blind_figures() {
         // (round 13 and the wider advice rule): 270/311 caught, 3/327 flagged; the same without
         // the advice change (bce44f5's checks).
         ("scored/batch-29", 270, 311, 3, 327),
+        // Blind batch-30, sealed in 2835644 and scored once there, by 4172bc8's detector (round
+        // 13, the quoted override): 275/323 caught, 6/311 flagged, over the 1% mark (round 11's
+        // weights with the same rules: 271 and 5; without the quoted override: 275 and 7).
+        ("scored/batch-30", 275, 323, 6, 311),
+        // Three sets written to train round 14 by blind helpers, each aimed at calm false
+        // statements of the process beside the correct statements of the same rules (English
+        // first, Chinese first, records). Round 14 was dropped (it fell held out), and the
+        // detector of 4172bc8, which never saw them, scored each once.
+        ("scored/indep-29", 187, 330, 2, 337),
+        ("scored/indep-30", 213, 375, 4, 389),
+        ("scored/indep-31", 244, 400, 1, 401),
     ];
     for dir in batches("scored") {
         assert!(floors.iter().any(|f| f.0 == dir), "{dir}: a scored set without a floor");
