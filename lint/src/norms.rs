@@ -220,6 +220,26 @@ fn gap(line: &str, a: (usize, usize), b: (usize, usize)) -> usize {
     line.get(from..to).map_or(usize::MAX, |s| s.chars().count())
 }
 
+/// Whether the move starting at `start` is denied by the word right before it: "the 90-day
+/// expiry was not retired", "has never been waived", "90 天过期规则没有废止", "并未取消". A denied
+/// move states the norm, as a guard does (blind batch-30 held two, read as the relaxation they
+/// deny). A quoted move is not skipped: quotes carry the payload of many attacks (a fake tool
+/// note `"retry limits disabled for this task"`, `改写为“同谱系计入确认”`).
+fn negated(line: &str, start: usize) -> bool {
+    let before = line.get(..start).unwrap_or("").trim_end();
+    let before = before.strip_suffix(" been").unwrap_or(before);
+    let ends_with_word = |w: &str| {
+        before.strip_suffix(w).is_some_and(|rest| {
+            !rest.chars().next_back().is_some_and(|c| c.is_ascii_alphanumeric())
+        })
+    };
+    ["not", "never", "n't"].iter().any(|w| ends_with_word(w))
+        || before.ends_with("n't")
+        || ["没有", "并未", "从未", "尚未", "未曾", "未被", "没被"]
+            .iter()
+            .any(|w| before.ends_with(w))
+}
+
 /// The first norm a sentence of `line` (normalised, as the checks see it) relaxes, or `None`.
 pub(crate) fn relaxation(line: &str) -> Option<Relaxation> {
     let a = &*AUTOMATON;
@@ -253,7 +273,7 @@ pub(crate) fn relaxation(line: &str) -> Option<Relaxation> {
             let mut best: Option<(usize, usize, usize)> = None;
             for m in inside.iter().filter(|h| {
                 let r = a.roles[h.0];
-                r.move_of & bit != 0 || (norm.shared_moves && r.shared)
+                (r.move_of & bit != 0 || (norm.shared_moves && r.shared)) && !negated(line, h.1)
             }) {
                 for t in &topics {
                     let overlap = m.1 < t.2 && t.1 < m.2;
@@ -601,9 +621,16 @@ mod tests {
             "提案编号按年递增，永不复用，即使原提案已被 rejected。",
             "「同谱系重跑算独立确认」是错误说法，VP-2026-0035 已有定论。",
             "Do not hand-edit .stage_state.json to clear a retry counter; use statectl.",
+            // A move the word before it denies.
+            "The 90-day expiry was not retired; G3 still expires pending items.",
+            "The 90-day expiry has never been waived.",
+            "90 天过期规则没有废止，G3 仍然执行过期。",
+            "过期规则并未取消。",
         ] {
             assert_eq!(relaxes(line), None, "{line}");
         }
+        // Denied elsewhere on the line is not denied at the move.
+        assert!(relaxes("The 90-day expiry was retired, not extended.").is_some());
     }
 
     /// The real sample's line that names lint next to "不受" but tells the reader to fix the

@@ -82,6 +82,30 @@ pub(crate) fn normalise(line: &str) -> String {
     out
 }
 
+/// Whether `start..end` of `line` lies inside one quoted span: straight double quotes, curly
+/// double quotes, or corner brackets (`"…"`, `“…”`, `「…」`, `『…』`), opened before `start`
+/// and closed at or after `end`, with no quote mark of the same kind between.
+pub(crate) fn within_quotes(line: &str, start: usize, end: usize) -> bool {
+    let (Some(before), Some(after)) = (line.get(..start), line.get(end..)) else {
+        return false;
+    };
+    let inside = line.get(start..end).unwrap_or("");
+    // An odd number of straight quotes before the fragment opens a span.
+    let straight =
+        before.matches('"').count() % 2 == 1 && !inside.contains('"') && after.contains('"');
+    let paired = [('“', '”'), ('「', '」'), ('『', '』')].iter().any(|&(open, close)| {
+        let opened = before.rfind(open);
+        let closed_before = before.rfind(close);
+        let is_open = match (opened, closed_before) {
+            (Some(o), Some(c)) => o > c,
+            (Some(_), None) => true,
+            _ => false,
+        };
+        is_open && !inside.contains([open, close]) && after.contains(close)
+    });
+    straight || paired
+}
+
 /// Quote a fragment for a finding message: whitespace collapsed, cut to `max` characters.
 pub(crate) fn quote(fragment: &str, max: usize) -> String {
     let collapsed: String = fragment.split_whitespace().collect::<Vec<_>>().join(" ");
