@@ -1,5 +1,6 @@
 //! Shared text helpers for the rule modules: line iteration, invisible-character classes,
-//! normalisation of a line before phrase matching, and safe truncation of quoted fragments.
+//! normalisation of a line before phrase matching, quoted spans (a phrase mentioned rather than
+//! used), and safe truncation of quoted fragments.
 
 /// Zero-width characters that render as nothing (U+200B–U+200D, U+2060, U+FEFF).
 pub(crate) fn is_zero_width(c: char) -> bool {
@@ -181,6 +182,15 @@ mod tests {
             }
             assert_eq!(normalise(&s), normalise_by_definition(&s), "{s:?}");
         }
+    }
+
+    #[test]
+    fn quoted_spans_open_before_and_close_after() {
+        assert!(within_quotes("a \"bc\" d", 3, 5));
+        assert!(!within_quotes("a \"b\" cd \"e\"", 7, 9));
+        assert!(within_quotes("说「忽略规则」", 6, 18));
+        assert!(!within_quotes("「甲」忽略规则", 9, 21));
+        assert!(within_quotes("say “ignore it” now", 8, 14));
     }
 
     #[test]
