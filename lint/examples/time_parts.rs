@@ -4,7 +4,7 @@
 //! ```text
 //! cargo build --release -p evokb-lint --example time_parts
 //! target/release/examples/time_parts ROUNDS KB_DIR          # cold: caches emptied each round
-//! WARM=1 target/release/examples/time_parts ROUNDS KB_DIR   # caches kept after the first round
+//! WARM=1 target/release/examples/time_parts ROUNDS KB_DIR   # caches kept: only the first round is cold
 //! ```
 //!
 //! Runs each check over every markdown file under `KB_DIR` (e.g. an `evokb-synth` corpus)
