@@ -2,7 +2,10 @@
 //! `EVOKBNET1`, the bucket bits and the number of hidden units (u32 LE each), then `b1`,
 //! `scale` and `w2` (one f32 LE per unit each), `b2` (f32 LE), then `W1`, one signed byte per
 //! unit, bucket by bucket. One description read by `build.rs` (which checks the file),
-//! `score.rs` (which reads it) and `examples/train_scorer/net.rs` (which writes it).
+//! `score.rs` (which reads it) and `examples/train_scorer/net.rs` (which writes it); and the
+//! network's output from a line's summed rows, [`output`], which the scorer and the trainer
+//! both compute here, so that the thresholds the trainer calibrates hold for the logits the
+//! scorer makes.
 
 /// The first bytes of the file.
 pub(crate) const MAGIC: &[u8; 9] = b"EVOKBNET1";
@@ -65,6 +68,19 @@ impl Shape {
     pub(crate) fn file_len(&self) -> Option<usize> {
         1usize.checked_shl(self.bits)?.checked_mul(self.units)?.checked_add(self.w1_at())
     }
+}
+
+/// A network's logit from the sums `acc` of the quantised rows of a line's features:
+/// `b2 + Σ w2[j] · relu(b1[j] + scale[j] · acc[j])`.
+pub(crate) fn output(acc: &[i32], b1: &[f32], scale: &[f32], w2: &[f32], b2: f32) -> f32 {
+    let mut z = b2;
+    for (((sum, b1), scale), w2) in acc.iter().zip(b1).zip(scale).zip(w2) {
+        let a = b1 + scale * *sum as f32;
+        if a > 0.0 {
+            z += w2 * a;
+        }
+    }
+    z
 }
 
 #[cfg(test)]

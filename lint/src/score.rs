@@ -132,14 +132,7 @@ impl Net {
 
     /// The logit of the summed rows `acc`.
     fn output(&self, acc: &[i32]) -> f32 {
-        let mut z = self.b2;
-        for (((sum, b1), scale), w2) in acc.iter().zip(&self.b1).zip(&self.scale).zip(&self.w2) {
-            let a = b1 + scale * *sum as f32;
-            if a > 0.0 {
-                z += w2 * a;
-            }
-        }
-        z
+        crate::net_format::output(acc, &self.b1, &self.scale, &self.w2, self.b2)
     }
 
     /// As [`logit`], with the network.

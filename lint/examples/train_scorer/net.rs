@@ -71,14 +71,7 @@ impl Net {
 
     /// The logit of the summed quantised rows `acc`.
     pub fn output(&self, acc: &[i32]) -> f32 {
-        let mut z = self.b2;
-        for (((sum, b1), scale), w2) in acc.iter().zip(&self.b1).zip(&self.scale).zip(&self.w2) {
-            let a = b1 + scale * *sum as f32;
-            if a > 0.0 {
-                z += w2 * a;
-            }
-        }
-        z
+        super::net_format::output(acc, &self.b1, &self.scale, &self.w2, self.b2)
     }
 
     /// The file `score.rs` embeds, laid out as `lint/src/net_format.rs` says.
