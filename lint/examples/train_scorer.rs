@@ -39,7 +39,8 @@
 //! file (an honest estimate for phrasings of a set never trained on — though the phrase rules
 //! and lexicon were tuned on the older sets, so their figures flatter). The final model is
 //! trained on everything, and every threshold raised, if need be, above every line of the real
-//! sample, the labelled corpus and the generated sample. Deterministic: same data, same file.
+//! sample, the labelled corpus and the generated sample. Deterministic: same data and same
+//! checks (the rules' verdicts are features), same file.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
