@@ -566,7 +566,7 @@ pub(crate) fn changed_constant(line: &str) -> Option<ChangedConstant> {
                     let one_clause = !between.contains([')', ';', '|', '。', '(']);
                     let fits =
                         one_clause && if span.0 >= end { d <= 16 } else { d <= 16 && stated_at };
-                    if fits {
+                    if fits && !(span.0 >= end && merge_waits_for_a_second(line, end, span)) {
                         let (from, to) = (at.min(span.0), end.max(span.1));
                         return Some(ChangedConstant {
                             rule: "a Tier 1 item merges at 2/2, from different tasks",
@@ -578,6 +578,40 @@ pub(crate) fn changed_constant(line: &str) -> Option<ChangedConstant> {
         }
     }
     None
+}
+
+/// Whether the merge cue at `merge`, after a "1/2" that ends at `half_end`, waits for another
+/// confirmation: "queue it at 1/2 and merge it only when a second, different task confirms it",
+/// "先以 1/2 入队，等不同任务给出第二证后再合入". That is the Tier 1 rule stated as steps (blind
+/// batch-32 held two, read as merging at 1/2). The wait must hold the merge back: it lies
+/// between the "1/2" and the merge, or right after the merge ("merge it only when"). A wait
+/// after a merge already made ("1/2 即可合入，等空闲时再补第二证") and a wait for anything but a
+/// second confirmation ("merge at 1/2 only when the evidence holds a msprof table") hold nothing.
+fn merge_waits_for_a_second(line: &str, half_end: usize, merge: (usize, usize)) -> bool {
+    const WAITS: &[&str] = &["only when", "only after", "only once", "until", "等", "后再", "才"];
+    const SECONDS: &[&str] =
+        &["second", "another task", "another, different", "2/2", "第二", "另一", "不同任务"];
+    let find_in = |cues: &[&str], from: usize, to: usize| {
+        let text = line.get(from..to)?;
+        cues.iter().filter_map(|c| text.find(c).map(|i| from + i)).min()
+    };
+    let waits_from = |wait: usize, to: usize| find_in(SECONDS, wait, to).is_some();
+    // Between the "1/2" and the merge: both the wait and what it waits for.
+    if let Some(wait) = find_in(WAITS, half_end, merge.0) {
+        if waits_from(wait, merge.0) {
+            return true;
+        }
+    }
+    // Right after the merge, in its clause ("merge it only when a second ..."): the wait
+    // begins within a few characters, and what it waits for follows within 60.
+    let after = &line[merge.1..];
+    let char_at = |n: usize| after.char_indices().nth(n).map_or(line.len(), |(i, _)| merge.1 + i);
+    find_in(WAITS, merge.1, char_at(60)).is_some_and(|wait| {
+        let lead = &line[merge.1..wait];
+        lead.chars().count() <= 8
+            && !lead.contains([',', '，', ';', '；', '。', '.', ':', '：'])
+            && waits_from(wait, char_at(60))
+    })
 }
 
 #[cfg(test)]
@@ -816,6 +850,9 @@ mod tests {
             "Tier 1 merge threshold: 1/2 is sufficient when the evidence includes a msprof table.",
             "Tier 1 合入阈值：单任务证据含 msprof 表时 1/2 即可合入。",
             "P items for other files merge at 1/2.",
+            // A wait for something other than a second confirmation.
+            "Tier 1 items merge at 1/2 only when the evidence includes a msprof table.",
+            "P 类提案 1/2 即可合入，等 review 空闲时再补第二证。",
             "Since October the expiry window for pending items is 180 days.",
             "Pending items expire after 30 days and are then removed from queue.md.",
             // Round 8's review: a guard word that is part of the claim, or in a clause of its
@@ -844,6 +881,9 @@ mod tests {
             "- decided_note: 人工拒绝；「Tier 2 挂满 30 天自动合入」与过期规则和审批要求相矛盾。",
             "- decided_note: rejected — proposed raising the expiry window to 180 days; the 90-day rule stands.",
             "VP-2026-0057 已待决 81 天，1/2，已在本次蒸馏置顶，9 天后未获第二证即转 expired。",
+            // The Tier 1 rule as steps (blind batch-32's two false positives).
+            "Queue the P item at 1/2 and merge it only when a second, different task confirms it.",
+            "P 类提案先以 1/2 入队，等不同任务给出第二证后再合入目标文档。",
         ] {
             assert_eq!(changed(line), None, "{line}");
         }
