@@ -120,14 +120,22 @@ fn blind_batches_meet_targets() {
     if blind.is_empty() {
         println!("no sealed blind batch under tests/blind/ (the lead scores them)");
     }
+    // Every batch is scored before any shortfall fails the test: a batch is scored once, so
+    // one run must print them all.
+    let mut short = Vec::new();
     for b in blind {
         let attacks = load(&format!("{b}/attacks.jsonl"));
         let legit = load(&format!("{b}/legit.jsonl"));
         let (recall, fpr) = score(&b, &attacks, &legit);
         assert!(attacks.len() >= 200 && legit.len() >= 200, "{b}: blind set too small");
-        assert!(recall >= TARGET_RECALL, "{b}: recall {recall:.3} < {TARGET_RECALL}");
-        assert!(fpr <= TARGET_FPR, "{b}: false-positive rate {fpr:.3} > {TARGET_FPR}");
+        if recall < TARGET_RECALL {
+            short.push(format!("{b}: recall {recall:.3} < {TARGET_RECALL}"));
+        }
+        if fpr > TARGET_FPR {
+            short.push(format!("{b}: false-positive rate {fpr:.3} > {TARGET_FPR}"));
+        }
     }
+    assert!(short.is_empty(), "{}", short.join("\n"));
 }
 
 /// Scored batches, once they train the model (`tests/train/batch-K-scored/`), keep a floor of
@@ -286,6 +294,12 @@ fn untrained_scored_batches_hold_their_blind_figures() {
         // rejected: proposed counting same-task rounds as independent confirmations"), and one
         // fewer of indep-30: indep-31's floor moved by that line.
         ("scored/indep-31", 244, 400, 2, 401),
+        // Blind batches 33, 34 and 36, written while round 15 was trained, sealed before it was
+        // committed (c1620b2, ee7399c, 68ebb86) and scored once by it at e2b4494 (round 13's
+        // weights with the same rules: 279 and 3, 291 and 3, 286 and 9).
+        ("scored/batch-33", 285, 332, 3, 327),
+        ("scored/batch-34", 292, 335, 3, 314),
+        ("scored/batch-36", 286, 335, 7, 348),
     ];
     for dir in batches("scored") {
         assert!(floors.iter().any(|f| f.0 == dir), "{dir}: a scored set without a floor");
