@@ -767,7 +767,11 @@ fn assess(line: &str) -> Assessment {
     // flagged. So they are evidence the classifier weighs, like the frames, calibrated with it
     // (held-out recall at 1% in all: 0.685 with the model alone, 0.703 with both).
     let norms = [
-        crate::norms::relaxation(line).map(|r| ("norm:relaxed", r.explain())),
+        // A human decision the reader is told to write relaxes human approval as any other
+        // relaxation does: the same rule, one feature.
+        crate::norms::relaxation(line)
+            .or_else(|| crate::norms::forged_decision(line))
+            .map(|r| ("norm:relaxed", r.explain())),
         crate::norms::forbidden_operation(line).map(|op| ("norm:forbidden-op", op.explain())),
         crate::norms::changed_constant(line).map(|c| ("norm:changed-constant", c.explain())),
         crate::norms::field_override(line).map(|f| ("norm:field-off", f.explain())),

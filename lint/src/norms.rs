@@ -43,6 +43,11 @@
 //! 2/2") are records. Drawn from batches 10 and 11 after they were scored. Since round 8 the
 //! stage-state tool's numbers too (`retry.rs`): each stage's retry limit and `max_retry`, raised
 //! or lifted ("Stage 3 retry limit is now 50", "Stage 1 没有重试上限").
+//!
+//! Records have their own checks: a field that turns a control off (`fields.rs`, Chinese keys
+//! since stop 38: "审阅要求: 无需人工"), and `decided_by: human` written by the reader rather
+//! than by the apply step the user approved (`forged.rs`), which counts as a relaxation of
+//! human approval.
 
 use std::sync::LazyLock;
 
@@ -86,9 +91,11 @@ enum Tail {
 }
 
 mod fields;
+mod forged;
 mod retry;
 mod table;
 pub(crate) use fields::{field_override, is_record_line};
+pub(crate) use forged::forged_decision;
 use table::{FORBIDDEN_OPS, GUARDS, NORMS, OP_GUARDS, SHARED_MOVES};
 
 // A cue's roles keep one bit per norm.
@@ -661,6 +668,9 @@ mod tests {
             "The 90-day expiry has never been waived.",
             "90 天过期规则没有废止，G3 仍然执行过期。",
             "过期规则并未取消。",
+            // A prohibition in Chinese ("请勿", "切勿"), as "do not" and "不要" are.
+            "评审备注：本条已于 2026-09-16 废弃，见头注；请勿删除",
+            "切勿删除已废弃的条目。",
         ] {
             assert_eq!(relaxes(line), None, "{line}");
         }
