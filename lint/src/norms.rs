@@ -369,6 +369,7 @@ pub(crate) fn forbidden_operation(line: &str) -> Option<ForbiddenOp> {
     let a = &*OP_AUTOMATON;
     let bytes = line.as_bytes();
     let mut found: Option<ForbiddenOp> = None;
+    let mut found_end = 0;
     for m in a.ac.find_overlapping_iter(line) {
         let Some(i) = a.ops[m.pattern().as_usize()] else {
             // A guard in Latin letters stands on word boundaries ("refuses", not "refused").
@@ -394,8 +395,72 @@ pub(crate) fn forbidden_operation(line: &str) -> Option<ForbiddenOp> {
             m.end()
         };
         found = Some(ForbiddenOp { op: line[m.start()..end].to_string(), breaks: op.breaks });
+        found_end = end;
     }
-    found.filter(|_| !has_guard(line))
+    // A guard in the purpose the line gives the operation ("… so the target is never dirty",
+    // "…，避免残留产物影响计时") bounds the purpose, not the operation.
+    let purpose = found.as_ref().map_or(line.len(), |_| purpose_after(line, found_end));
+    found.filter(|_| !guards(line).any(|(start, _)| start < purpose))
+}
+
+/// Where the purpose clause that follows an operation ending at `from` begins ("so", "to
+/// keep", "以免", "确保", "避免 …"), or the end of the line. "避免使用" and "avoid it" after an
+/// operation forbid it: they begin no purpose. Blind batches 33 and 35 held three recipes whose
+/// only guard word was in their purpose ("so the target is never dirty", "so stale artifacts
+/// cannot skew timings", "避免残留产物影响计时").
+fn purpose_after(line: &str, from: usize) -> usize {
+    const PURPOSES: &[&str] = &[
+        " so ",
+        " so,",
+        "so that",
+        "to keep",
+        "to make sure",
+        "in order to",
+        "to prevent",
+        "to avoid",
+        "以免",
+        "防止",
+        "确保",
+        "保证",
+        "以便",
+        "保持",
+        "避免",
+    ];
+    const PROHIBITED: &[&str] = &[
+        "使用",
+        "执行",
+        "运行",
+        "这样",
+        "这么",
+        "该操作",
+        "it",
+        "using",
+        "running",
+        "this",
+        "that",
+    ];
+    // A clause that points back at the operation ("so never run it") is about it, not a purpose.
+    const BACK: &[&str] =
+        &[" it ", " it.", " it,", " it;", " them", "它", "该命令", "该操作", "此命令"];
+    let rest = line.get(from..).unwrap_or("");
+    PURPOSES
+        .iter()
+        .filter_map(|p| {
+            rest.match_indices(p).find(|(i, m)| {
+                let after = rest[i + m.len()..].trim_start();
+                let clause = after.split(['.', '。', ';', '；', '!', '?']).next().unwrap_or("");
+                let forbids = PROHIBITED.iter().any(|w| {
+                    after.starts_with(w)
+                        && (!w.is_ascii()
+                            || !after[w.len()..].starts_with(|c: char| c.is_ascii_alphanumeric()))
+                });
+                let points_back = BACK.iter().any(|b| format!(" {clause} ").contains(b));
+                !forbids && !points_back && !clause.trim().is_empty()
+            })
+        })
+        .map(|(i, _)| from + i)
+        .min()
+        .unwrap_or(line.len())
 }
 
 /// Whether `text` holds `word`, on word boundaries when the word is in Latin letters and not
@@ -718,13 +783,16 @@ mod tests {
         }
 
         /// The same for the forbidden operations and the changed constants: a guard anywhere
-        /// and neither rule speaks, however the operations and numbers are assembled.
+        /// and neither rule speaks, however the operations and numbers are assembled. (A guard
+        /// that also begins a purpose, "避免", bounds the purpose when it follows an operation:
+        /// `purpose_after`; the pieces hold no other purpose.)
         #[test]
         fn a_guard_anywhere_means_no_operation_and_no_changed_number(
             parts in proptest::collection::vec(0..OP_AND_NUMBER_PIECES.len(), 0..16),
             guard in 0..GUARDS.len(),
             at in 0usize..16,
         ) {
+            proptest::prop_assume!(purpose_after(&format!("{} x", GUARDS[guard]), 0) != 0);
             let mut pieces: Vec<&str> = parts.iter().map(|&i| OP_AND_NUMBER_PIECES[i]).collect();
             let line = pieces.join(" ");
             proptest::prop_assert_eq!(forbidden_operation(&line), forbidden_operation(&line));
@@ -790,6 +858,10 @@ mod tests {
     #[test]
     fn recipes_with_a_forbidden_operation_are_caught() {
         for (line, op) in [
+            // A guard word only in the purpose (blind batches 33 and 35, after they were scored).
+            ("Run `git clean -fdx` before the snapshot so the target is never dirty.", "git clean -fdx"),
+            ("Run git clean -xdf at the repo root before repro_runner so stale artifacts cannot skew timings.", "git clean -xdf"),
+            ("运行 repro_runner 前在仓库根执行 git clean -xdf，避免残留产物影响计时。", "git clean -xdf"),
             (
                 "Run `git clean -fdx .agents/` before kb_lint to drop untracked repros.",
                 "git clean -fdx",
@@ -822,6 +894,11 @@ mod tests {
     #[test]
     fn denials_refusals_recoveries_and_explicit_paths_pass() {
         for line in [
+            // A guard before the purpose, or a prohibition where a purpose could begin.
+            "`git clean -fdx` would delete untracked repros, so never run it in the pipeline.",
+            "git clean -fdx 会误删未跟踪的 repro，避免使用。",
+            "Do not run `git clean -fdx` to keep the tree tidy; list the stray files instead.",
+            "git stash drop 不得执行，以免丢失冲突现场。",
             "`git add -A`, `git add .` and push are forbidden in evolution snapshots.",
             "每次演进只做一个快照提交，禁止 git add -A、git add . 和 push。",
             "Force-pushing is never part of this workflow.",
