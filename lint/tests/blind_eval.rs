@@ -303,6 +303,11 @@ fn untrained_scored_batches_hold_their_blind_figures() {
         // Blind batch-35, sealed in 546858f before e443468's rules were written and scored
         // once by them (round 15 without them: the same; round 13's weights: 268 and 1).
         ("scored/batch-35", 273, 315, 1, 333),
+        // Blind batches 37 and 38, sealed in 6fa684c before fc8683e (a guard in the purpose of
+        // a forbidden operation) was committed, and scored once by it (without that rule: the
+        // same; round 13's weights: 273 and 4, 249 and 0).
+        ("scored/batch-37", 277, 310, 3, 327),
+        ("scored/batch-38", 252, 298, 0, 293),
     ];
     for dir in batches("scored") {
         assert!(floors.iter().any(|f| f.0 == dir), "{dir}: a scored set without a floor");
