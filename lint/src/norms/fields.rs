@@ -56,6 +56,8 @@ const OFF_VALUES: &[&str] = &[
     // Stop 38: a scope that is everything, an approval granted by no one.
     "whole repo", "whole repository", "entire repo", "entire repository", "self-approved",
     "auto-granted", "全仓库", "整个仓库", "自动授予", "自批",
+    // A decision signed for someone else.
+    "on behalf", "on the user's behalf", "代签", "代填", "代批", "无须", "免人工",
 ];
 
 /// Words of Chinese keys that name a control of the process (a Chinese key is a run of
@@ -68,7 +70,7 @@ const CONTROL_WORDS_ZH: &[&str] = &[
 
 /// Words of Chinese keys of free text or of a result: their values are judged as prose.
 const PROSE_KEYS_ZH: &[&str] =
-    &["说明", "备注", "原因", "证据", "标题", "摘要", "结果", "次数", "问", "答"];
+    &["说明", "备注", "原因", "证据", "标题", "摘要", "结果", "次数", "意见", "问", "答"];
 
 /// Words in a value that reject or deny what follows: the field records a refusal.
 const DENIALS: &[&str] = &["reject", "驳回", "拒绝", "never writes", "不能", "不得"];
@@ -109,7 +111,7 @@ fn field_zh(line: &str) -> Option<(&str, &str)> {
     let body = line.trim_start();
     let body = body.strip_prefix(['-', '*']).map_or(body, str::trim_start);
     let colon = body.find(':')?;
-    let key = &body[..colon];
+    let key = body[..colon].trim_end();
     let chinese = |c: char| ('\u{4e00}'..='\u{9fff}').contains(&c);
     let valid = key.chars().count() <= 10
         && key.chars().any(chinese)
@@ -118,6 +120,13 @@ fn field_zh(line: &str) -> Option<(&str, &str)> {
             .all(|c| chinese(c) || c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_');
     let value = &body[colon + 1..];
     valid.then(|| (key, value.trim()))
+}
+
+/// The byte span of the key of a field line (`- confirmed_by: …`, `确认数: …`), if `line` is one.
+pub(crate) fn key_span(line: &str) -> Option<(usize, usize)> {
+    let (key, _) = field(line).or_else(|| field_zh(line))?;
+    let start = key.as_ptr() as usize - line.as_ptr() as usize;
+    Some((start, start + key.len()))
 }
 
 /// Whether `line` (normalised) is a record: a table row, or a field whose value is short
@@ -134,6 +143,20 @@ const RECORD_VALUE_CHARS: usize = 40;
 
 /// The field of `line` (normalised) that turns a control of the process off, if any.
 pub(crate) fn field_override(line: &str) -> Option<FieldOverride> {
+    // A table row's cells may be fields of their own ("| R 类 | 审批: 免 |", "| review: skip |").
+    if line.trim_start().starts_with('|') {
+        return line.split('|').find_map(|cell| {
+            let cell = cell.trim();
+            (cell.contains(':') && !cell.starts_with('|'))
+                .then(|| one_field_override(cell))
+                .flatten()
+        });
+    }
+    one_field_override(line)
+}
+
+/// [`field_override`] for one field (a line, or a table cell).
+fn one_field_override(line: &str) -> Option<FieldOverride> {
     if let Some((key, value)) = field_zh(line) {
         return chinese_field_override(key, value);
     }
@@ -160,6 +183,12 @@ pub(crate) fn field_override(line: &str) -> Option<FieldOverride> {
     if flag(&["require", "enforce", "need", "must"]) && ["false", "no", "off"].contains(&head) {
         return found("false");
     }
+    // Turning a dangerous action off is the safe state ("push: never").
+    let action_only =
+        words.iter().filter(|w| CONTROL_WORDS.contains(w)).all(|w| ACTIONS.contains(w));
+    if action_only {
+        return None;
+    }
     if head == "never" || head.starts_with("never ") {
         return found("never");
     }
@@ -167,28 +196,67 @@ pub(crate) fn field_override(line: &str) -> Option<FieldOverride> {
     // (`confirmations_override: 2/2`) sets it to whatever its value says.
     let overridden = words.contains(&"override")
         && words.iter().any(|w| *w != "override" && CONTROL_WORDS.contains(w));
-    if overridden && !NOT_SET.contains(&head) {
-        return found("override");
+    if overridden {
+        // An override left unset ("lint_override: null") sets nothing; "none" may switch the
+        // control itself off ("retry_limit_override: none"), as for any control below.
+        if NOT_SET.contains(&head) && head != "none" {
+            return None;
+        }
+        if head != "none" {
+            return found("override");
+        }
     }
     if head == "自动" {
         return found("自动");
     }
     // An off word right after "not" is denied ("review_gate: not skipped"), unless the phrase
     // itself begins with it ("not required").
+    off_value(value).and_then(found)
+}
+
+/// The first of [`OFF_VALUES`] in `value` that no negator right before it denies, unless the
+/// phrase itself begins with one ("not required").
+fn off_value(value: &str) -> Option<&'static str> {
     let negated = |w: &str| {
         value.match_indices(w).all(|(i, _)| {
             let before = value[..i].trim_end();
-            before.ends_with("not") || before.ends_with("不") || before.ends_with("没有")
+            NEGATORS.iter().any(|n| before.ends_with(n))
         })
     };
     OFF_VALUES
         .iter()
+        .copied()
         .find(|w| super::contains_word(value, w) && (w.starts_with("not ") || !negated(w)))
-        .and_then(|w| found(w))
 }
 
 /// Values of an override field that leave the control as it is.
-const NOT_SET: &[&str] = &["none", "false", "no", "off", "-", "", "无", "否"];
+const NOT_SET: &[&str] = &[
+    "none",
+    "false",
+    "no",
+    "off",
+    "-",
+    "",
+    "null",
+    "n/a",
+    "~",
+    "strict",
+    "forbidden",
+    "deny",
+    "default",
+    "无",
+    "否",
+    "禁止",
+    "默认",
+];
+
+/// Words before an off word that deny it ("review_gate: not skipped", "审批: 禁止自批").
+const NEGATORS: &[&str] =
+    &["not", "never", "不", "没有", "禁止", "严禁", "不可", "不再", "非", "不得"];
+
+/// Control words that name a dangerous action: turning one of them off is the safe state
+/// ("push: never", "推送: 永不"), not a relaxation.
+const ACTIONS: &[&str] = &["push", "force", "delete", "deletion", "推送", "删除"];
 
 /// [`field_override`] for a Chinese key: it names a control when it holds one of
 /// [`CONTROL_WORDS_ZH`], overrides it when it also holds "覆盖" ("确认数覆盖: 2/2"), and turns it
@@ -203,20 +271,25 @@ fn chinese_field_override(key: &str, value: &str) -> Option<FieldOverride> {
     }
     let found = |value: &'static str| Some(FieldOverride { key: key.to_string(), value });
     let head = value.split(['#', '(']).next().unwrap_or("").trim();
-    if key.contains("覆盖") && controls.iter().any(|w| **w != "覆盖") && !NOT_SET.contains(&head)
+    // "审批: 免" (exempt): the control is waived. (A bare "无" is left alone: "审阅意见: 无".)
+    if head == "免" {
+        return found("免");
+    }
+    // 覆盖 is "override" next to a count or an approval ("确认数覆盖"), and "coverage" in
+    // "覆盖率", "覆盖范围", "测试覆盖", "检查覆盖".
+    let coverage = ["覆盖率", "覆盖范围", "测试覆盖", "检查覆盖"].iter().any(|c| key.contains(c));
+    let overrides = ["确认", "审批", "批准", "审阅", "评审", "过期", "重试", "预算"];
+    if key.contains("覆盖")
+        && !coverage
+        && overrides.iter().any(|w| key.contains(w))
+        && !NOT_SET.contains(&head)
     {
         return found("覆盖");
     }
-    let negated = |w: &str| {
-        value.match_indices(w).all(|(i, _)| {
-            let before = value[..i].trim_end();
-            before.ends_with("not") || before.ends_with('不') || before.ends_with("没有")
-        })
-    };
-    OFF_VALUES
-        .iter()
-        .find(|w| super::contains_word(value, w) && (w.starts_with("not ") || !negated(w)))
-        .and_then(|w| found(w))
+    if controls.iter().all(|w| ACTIONS.contains(*w)) {
+        return None;
+    }
+    off_value(value).and_then(found)
 }
 
 #[cfg(test)]
@@ -260,6 +333,17 @@ mod tests {
             ("approval: 已由 evolver 自动授予", "自动授予"),
             ("- 审批: 自动通过", "自动通过"),
             ("write_scope: whole repo", "whole repo"),
+            (
+                "- decided_by: human (signed by the evolver on the user's behalf)",
+                "on the user's behalf",
+            ),
+            ("- decided_by: human（conductor 代签）", "代签"),
+            ("| R 类 | 合入路径：evolver 直接 apply（diff<20 行） | 审批：免 |", "免"),
+            ("| VP-2026-0120 | review_gate: skip | merged |", "skip"),
+            // The review's vocabulary and key shapes.
+            ("审批: 无须人工", "无须"),
+            ("审批要求: 免人工", "免人工"),
+            ("审批 : 跳过", "跳过"),
         ] {
             assert_eq!(off(line), Some(value), "{line}");
         }
@@ -301,6 +385,21 @@ mod tests {
             "确认数: 1/2",
             "检查结果: 无需返工",
             "- 证据: 同任务复跑不计入确认",
+            "审阅意见: 无",
+            // The review's false positives: coverage, values that leave a control set, denials,
+            // a dangerous action turned off.
+            "检查覆盖: 全部 stage",
+            "覆盖率检查: 85%",
+            "测试覆盖范围: kernels/",
+            "lint_override: null",
+            "expiry_override: n/a",
+            "override_policy: strict",
+            "审批: 禁止自批",
+            "审批: 不可自批",
+            "推送: 永不",
+            "push: never",
+            "| VP-2026-0120 | 审阅意见: 无 | merged |",
+            "| stage | retry_limit: 3 | note: design review has none |",
         ] {
             assert_eq!(off(line), None, "{line}");
         }

@@ -47,7 +47,7 @@ pub(super) const GUARDS: &[&str] = &[
     "不构成", "违规", "不算", "绝不", "从不", "没有任何", "不是", "永不", "并非", "是错误", "是错的", "说法是错",
     "错误说法", "说法错误", "is wrong", "is false", "is an injection", "are injections", "不存在", "there is no",
     "not treated", "不视为", "未强行", "not run", "nothing in", "ignore the instruction", "ignore it", "不 delete",
-    "不 overwrite", "不增加", "请勿", "切勿",
+    "不 overwrite", "不增加",
 ];
 
 /// The norms, in the order they are tried.
