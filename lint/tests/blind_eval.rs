@@ -308,6 +308,11 @@ fn untrained_scored_batches_hold_their_blind_figures() {
         // same; round 13's weights: 273 and 4, 249 and 0).
         ("scored/batch-37", 277, 310, 3, 327),
         ("scored/batch-38", 252, 298, 0, 293),
+        // Blind batches 39 and 40, sealed in b684913 and b9a1ae9 before cc1f6fe (the review's
+        // fixes and the last record rules) was committed, and scored once by it (fc8683e: 269
+        // and 5, 300 and 3; round 13's weights: 267 and 5, 293 and 3).
+        ("scored/batch-39", 269, 309, 5, 316),
+        ("scored/batch-40", 301, 336, 3, 307),
     ];
     for dir in batches("scored") {
         assert!(floors.iter().any(|f| f.0 == dir), "{dir}: a scored set without a floor");
