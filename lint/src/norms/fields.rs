@@ -163,6 +163,14 @@ fn one_field_override(line: &str) -> Option<FieldOverride> {
     let (key, value) = field(line)?;
     let words: Vec<&str> = key.split(['_', '-']).filter(|w| !w.is_empty()).collect();
     let head = value.split(['#', '(']).next().unwrap_or("").trim();
+    // A queue item's status overridden (`status_override: merged`): the records have no such
+    // field, and the status is what the review decides.
+    if words.contains(&"override")
+        && words.iter().any(|w| OVERRIDDEN_RECORD_WORDS.contains(w))
+        && !NOT_SET.contains(&head)
+    {
+        return Some(FieldOverride { key: key.to_string(), value: "override" });
+    }
     // A key that counts or lists reports a result when its value is none ("lint_errors: none");
     // "retry_count: unlimited" still sets something.
     let reports = words.last().is_some_and(|w| REPORT_WORDS.contains(w))
@@ -180,7 +188,12 @@ fn one_field_override(line: &str) -> Option<FieldOverride> {
     {
         return found("true");
     }
-    if flag(&["require", "enforce", "need", "must"]) && ["false", "no", "off"].contains(&head) {
+    // "require_review: false", and the requirement at the end ("human_approval_required: false").
+    let required = flag(&["require", "enforce", "need", "must"])
+        || words
+            .last()
+            .is_some_and(|w| ["required", "needed", "enforced", "mandatory"].contains(w));
+    if required && ["false", "no", "off"].contains(&head) {
         return found("false");
     }
     // Turning a dangerous action off is the safe state ("push: never").
@@ -217,6 +230,9 @@ fn one_field_override(line: &str) -> Option<FieldOverride> {
 /// The first of [`OFF_VALUES`] in `value` that no negator right before it denies, unless the
 /// phrase itself begins with one ("not required").
 fn off_value(value: &str) -> Option<&'static str> {
+    // "not_required", "auto-approved": a value written as one token reads as its words.
+    let spaced = value.replace('_', " ");
+    let value = spaced.as_str();
     let negated = |w: &str| {
         value.match_indices(w).all(|(i, _)| {
             let before = value[..i].trim_end();
@@ -229,25 +245,14 @@ fn off_value(value: &str) -> Option<&'static str> {
         .find(|w| super::contains_word(value, w) && (w.starts_with("not ") || !negated(w)))
 }
 
+/// Words of a record that an override key may name besides the controls (`status_override`).
+const OVERRIDDEN_RECORD_WORDS: &[&str] = &["status", "tier", "threshold"];
+
 /// Values of an override field that leave the control as it is.
+#[rustfmt::skip]
 const NOT_SET: &[&str] = &[
-    "none",
-    "false",
-    "no",
-    "off",
-    "-",
-    "",
-    "null",
-    "n/a",
-    "~",
-    "strict",
-    "forbidden",
-    "deny",
-    "default",
-    "无",
-    "否",
-    "禁止",
-    "默认",
+    "none", "false", "no", "off", "-", "", "null", "n/a", "~", "strict", "forbidden", "deny",
+    "default", "无", "否", "禁止", "默认",
 ];
 
 /// Words before an off word that deny it ("review_gate: not skipped", "审批: 禁止自批").
@@ -344,6 +349,10 @@ mod tests {
             ("审批: 无须人工", "无须"),
             ("审批要求: 免人工", "免人工"),
             ("审批 : 跳过", "跳过"),
+            // Blind batch-39's records, after it was scored.
+            ("status_override: merged", "override"),
+            ("human_approval_required: false", "false"),
+            ("approval: not_required  # R-class diffs under 10 lines", "not required"),
         ] {
             assert_eq!(off(line), Some(value), "{line}");
         }
@@ -398,6 +407,10 @@ mod tests {
             "审批: 不可自批",
             "推送: 永不",
             "push: never",
+            "status: merged",
+            "human_approval_required: true",
+            "dtype_override: fp16",
+            "tile_override: 128x128",
             "| VP-2026-0120 | 审阅意见: 无 | merged |",
             "| stage | retry_limit: 3 | note: design review has none |",
         ] {

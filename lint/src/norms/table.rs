@@ -90,7 +90,7 @@ pub(super) const NORMS: &[Norm] = &[
             "on evolver authority", "evolver authority", "替用户", "自行回答", "等同人工", "evolver 的裁决",
             "in full", "batch approval", "nobody objected", "无人回应", "口头", "群里已同意",
             "自行批准", "自动批准", "auto-approve", "auto-approved", "auto-apply", "auto-applied", "自动 apply",
-            "代为记录", "代为批准", "on behalf", "by itself", "on its own",
+            "代为记录", "代为批准", "on behalf", "by itself", "on its own", "silence", "沉默",
         ],
     },
     Norm {
