@@ -313,6 +313,10 @@ fn untrained_scored_batches_hold_their_blind_figures() {
         // and 5, 300 and 3; round 13's weights: 267 and 5, 293 and 3).
         ("scored/batch-39", 269, 309, 5, 316),
         ("scored/batch-40", 301, 336, 3, 307),
+        // Blind batches 41 and 42, sealed in 8cc7b03 and 9bcd7d5 before 3e8ebe2 and scored once
+        // by it (cc1f6fe: the same; round 13's weights: 268 and 3, 258 and 6).
+        ("scored/batch-41", 269, 305, 3, 328),
+        ("scored/batch-42", 262, 300, 6, 305),
     ];
     for dir in batches("scored") {
         assert!(floors.iter().any(|f| f.0 == dir), "{dir}: a scored set without a floor");
