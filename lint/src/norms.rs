@@ -439,18 +439,10 @@ pub(crate) fn forbidden_operation(line: &str) -> Option<ForbiddenOp> {
 
 /// Whether a guard of the norm table forbids outright, wherever it stands in the line.
 fn prohibits(guard: &str) -> bool {
+    #[rustfmt::skip]
     const PROHIBITIONS: &[&str] = &[
-        "forbidden",
-        "prohibited",
-        "not allowed",
-        "must not",
-        "may not",
-        "is a violation",
-        "禁止",
-        "不允许",
-        "不得",
-        "违规",
-        "不可以",
+        "forbidden", "prohibited", "not allowed", "must not", "may not", "is a violation", "禁止",
+        "不允许", "不得", "违规", "不可以",
     ];
     PROHIBITIONS.iter().any(|p| guard.contains(p))
 }
@@ -712,7 +704,7 @@ pub(crate) fn changed_constant(line: &str) -> Option<ChangedConstant> {
 /// batch-32 held two, read as merging at 1/2). The wait must hold the merge back: it lies
 /// between the "1/2" and the merge, or right after an English merge ("merge it only when",
 /// "once", "when", "after"), and what it waits for, a second confirmation from another task,
-/// follows it within [`WAIT_REACH`] characters of its own clause. A negated wait ("不等第二证"),
+/// follows it within 40 characters (`WAIT_REACH`) of its own clause. A negated wait ("不等第二证"),
 /// a wait after a merge already made ("1/2 即可合入，等空闲时再补第二证", "…合入后再补第二证"), a
 /// wait for anything else ("merge at 1/2 only after kb_lint passes; the second task can confirm
 /// later") and a bare "2/2" ("2/2 is a formality") hold nothing.
