@@ -509,6 +509,23 @@ fn purpose_after(line: &str, from: usize) -> usize {
         .unwrap_or(line.len())
 }
 
+/// The spans of `cues` in `line[from..to]`, each cue in Latin letters on word boundaries of
+/// the whole line (a cue at `from` does not start inside the word before it).
+pub(crate) fn cue_spans<'a>(
+    line: &'a str,
+    cues: &'a [&'a str],
+    from: usize,
+    to: usize,
+) -> impl Iterator<Item = (usize, usize)> + 'a {
+    let text = line.get(from..to).unwrap_or("");
+    let bytes = line.as_bytes();
+    cues.iter().flat_map(move |c| {
+        text.match_indices(c)
+            .map(move |(i, m)| (from + i, from + i + m.len()))
+            .filter(|&(s, e)| !c.is_ascii() || crate::intent::word_bounded(bytes, s, e))
+    })
+}
+
 /// Whether `text` holds `word`, on word boundaries when the word is in Latin letters and not
 /// right after a hyphen ("off" is not in "sign-off", "no cap" not in "no capture"); a Chinese
 /// word anywhere.
@@ -738,15 +755,7 @@ fn merge_waits_for_a_second(line: &str, half_end: usize, merge: (usize, usize)) 
         });
         !negated && SECONDS.iter().any(|c| clause.contains(c))
     };
-    let bytes = line.as_bytes();
-    let find_all = |cues: &'static [&'static str], from: usize, to: usize| {
-        let text = line.get(from..to).unwrap_or("");
-        cues.iter().flat_map(move |c| {
-            text.match_indices(c)
-                .map(move |(i, m)| (from + i, from + i + m.len()))
-                .filter(|&(s, e)| !c.is_ascii() || crate::intent::word_bounded(bytes, s, e))
-        })
-    };
+    let find_all = |cues, from, to| cue_spans(line, cues, from, to);
     // Between the "1/2" and the merge: the wait, and what it waits for before the merge.
     if merge.0 >= half_end
         && find_all(WAITS_BEFORE, half_end, merge.0).any(|(s, e)| waits_for_a_second(s, e, merge.0))

@@ -89,16 +89,7 @@ pub(crate) fn forged_decision(line: &str) -> Option<Relaxation> {
             bounded.then_some((v, head.len(), field_end))
         })
     })?;
-    let bytes = line.as_bytes();
-    let has = |words: &[&str], text_start: usize, text_end: usize| {
-        let text = line.get(text_start..text_end).unwrap_or("");
-        words.iter().any(|w| {
-            text.match_indices(w).any(|(i, _)| {
-                !w.is_ascii()
-                    || crate::intent::word_bounded(bytes, text_start + i, text_start + i + w.len())
-            })
-        })
-    };
+    let has = |words, from, to| super::cue_spans(line, words, from, to).next().is_some();
     // The verb's own clause before it, up to NEAR characters.
     let clause_start =
         line[..verb_at].rfind(['.', ';', '。', '；', ',', '，', ':', '：']).map_or(0, |i| i + 1);
