@@ -227,17 +227,43 @@ fn file_stamp(path: &Path) -> Option<String> {
     }
 }
 
-/// Writes the stamp of the database file in `dir` to the checked file, through a temporary and
-/// a rename so a reader never sees half a stamp. Only a handle that found the file sound calls
-/// this, after its own writes (its open, each commit, its close), so other processes can skip
-/// the full check while the file holds nothing but what checked handles wrote.
+/// How many bytes the checked file holds: a stamp padded with spaces, so that writing one over
+/// another leaves nothing of the longer one behind.
+const CHECKED_LEN: usize = 128;
+
+/// Writes the stamp of the database file in `dir` to the checked file. Only a handle that found
+/// the file sound calls this, after its own writes (its open, each commit, its close), so other
+/// processes can skip the full check while the file holds nothing but what checked handles
+/// wrote.
+///
+/// The stamp is written over the old one in place, one `write` of [`CHECKED_LEN`] bytes, not
+/// through a temporary file and a rename: a search writes three stamps, and the renames cost it
+/// 0.2 to 0.3 ms each on this machine's disk. A reader that catches a write half done reads a
+/// stamp that matches no state of the file, and runs the full check: the stamp only ever lets
+/// a check be skipped, so a torn one costs time, never a check that should have run.
 fn record_stamp(dir: &Path) {
+    use std::io::Write;
     let Some(stamp) = file_stamp(&dir.join(DB_FILE)) else { return };
-    let tmp = dir.join(format!("{CHECKED_FILE}.tmp-{}", std::process::id()));
-    if std::fs::write(&tmp, stamp).is_ok() && std::fs::rename(&tmp, dir.join(CHECKED_FILE)).is_err()
-    {
-        let _ = std::fs::remove_file(&tmp);
+    let padded = format!("{:<width$}", stamp.trim_end(), width = CHECKED_LEN - 1) + "\n";
+    let path = dir.join(CHECKED_FILE);
+    // A stamp that does not fit, or a failed write, leaves no stamp: the next handle checks.
+    let written = padded.len() == CHECKED_LEN
+        && std::fs::OpenOptions::new()
+            .write(true)
+            .create(true)
+            .truncate(false)
+            .open(&path)
+            .and_then(|mut f| f.write_all(padded.as_bytes()))
+            .is_ok();
+    if !written {
+        let _ = std::fs::remove_file(&path);
     }
+}
+
+/// The stamp the checked file records, without its padding.
+fn recorded_stamp(dir: &Path) -> Option<String> {
+    let text = std::fs::read_to_string(dir.join(CHECKED_FILE)).ok()?;
+    Some(text.trim_end().to_string())
 }
 
 /// What [`Store::ensure_checked`] did.
@@ -513,9 +539,9 @@ impl Store {
     /// write (a search records a hit) independent of the store's size while any outside change
     /// to the file is still checked.
     pub fn ensure_checked(&mut self) -> Result<CheckOutcome, StoreError> {
-        let stamp = self.opened_stamp.clone();
-        let recorded = std::fs::read_to_string(self.dir.join(CHECKED_FILE)).ok();
-        if stamp.is_some() && stamp == recorded {
+        let stamp = self.opened_stamp.as_deref().map(str::trim_end);
+        let recorded = recorded_stamp(&self.dir);
+        if stamp.is_some() && stamp == recorded.as_deref() {
             self.trusted = true;
             // The open itself wrote to the file.
             self.record_stamp();
@@ -3122,6 +3148,20 @@ mod tests {
         let mut s = Store::open(dir.path(), Arc::new(crate::NoIndex))?;
         assert_eq!(s.ensure_checked()?, CheckOutcome::Verified);
         drop(s);
+        let mut s = Store::open(dir.path(), Arc::new(crate::NoIndex))?;
+        assert_eq!(s.ensure_checked()?, CheckOutcome::Unchanged);
+        drop(s);
+        // The stamp is written in place: one caught half written matches no state of the file.
+        let checked = dir.path().join(CHECKED_FILE);
+        let stamp = std::fs::read(&checked)?;
+        assert_eq!(stamp.len(), CHECKED_LEN);
+        std::fs::write(&checked, &stamp[..stamp.len() / 3])?;
+        let mut s = Store::open(dir.path(), Arc::new(crate::NoIndex))?;
+        assert_eq!(s.ensure_checked()?, CheckOutcome::Verified);
+        drop(s);
+        // A stamp without padding (as evokb wrote it before stamps were written in place) counts.
+        let stamp = std::fs::read_to_string(&checked)?;
+        std::fs::write(&checked, format!("{}\n", stamp.trim_end()))?;
         let mut s = Store::open(dir.path(), Arc::new(crate::NoIndex))?;
         assert_eq!(s.ensure_checked()?, CheckOutcome::Unchanged);
         Ok(())
