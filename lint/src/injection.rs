@@ -771,6 +771,7 @@ fn assess(line: &str) -> Assessment {
         // relaxation does: the same rule, one feature.
         crate::norms::relaxation(line)
             .or_else(|| crate::norms::forged_decision(line))
+            .or_else(|| crate::norms::evades_a_check(line))
             .map(|r| ("norm:relaxed", r.explain())),
         crate::norms::forbidden_operation(line).map(|op| ("norm:forbidden-op", op.explain())),
         crate::norms::changed_constant(line).map(|c| ("norm:changed-constant", c.explain())),
