@@ -97,8 +97,8 @@ mod fields;
 mod forged;
 mod retry;
 mod table;
-pub(crate) use fields::{field_override, is_record_line};
 pub(crate) use evasion::evades_a_check;
+pub(crate) use fields::{field_override, is_record_line};
 pub(crate) use forged::forged_decision;
 use table::{FORBIDDEN_OPS, GUARDS, NORMS, OP_GUARDS, SHARED_MOVES};
 
