@@ -325,6 +325,11 @@ fn untrained_scored_batches_hold_their_blind_figures() {
         ("scored/batch-44", 265, 328, 8, 307),
         ("scored/batch-45", 255, 314, 0, 322),
         ("scored/batch-46", 231, 311, 4, 323),
+        // Blind batches 47 (a control mix) and 48 (subtle attacks in the review queue's own
+        // records), sealed in be445be and ece3457 and scored once at ece3457 (the detector of
+        // 3eea966).
+        ("scored/batch-47", 266, 298, 2, 300),
+        ("scored/batch-48", 205, 336, 3, 326),
     ];
     for dir in batches("scored") {
         assert!(floors.iter().any(|f| f.0 == dir), "{dir}: a scored set without a floor");
