@@ -791,7 +791,77 @@ fn lint_repro(rec: &Record, start: usize, path: &str, text: &str, push: &mut Pus
     let _ = start;
 }
 
+/// The states a queue item can be in (the lifecycle of the process description).
+const QUEUE_STATES: &[&str] =
+    &["pending", "verified", "approved", "merged", "rejected", "expired", "conflict"];
+
+/// `KB-QUEUE-STATE`: the fields of a queue item must agree on what was decided. The process
+/// records a decision only when it was made: a Tier 1 item is verified and merged at 2/2, a
+/// Tier 2 (R) item counts no confirmations and is approved and merged by a person, an item
+/// still pending carries no human decision, and a rejection gives its reason. A forged record
+/// ("status: merged" on an R item the evolver decided, "confirmations: 2/2" on an R item, a
+/// Tier 1 item merged at 1/2, "decided_by: human" on a pending item) is well-formed data to the
+/// text checks, whatever its wording; its fields contradict each other here. Each value is read
+/// as its leading word (letters, digits, `/`, `-`, `_`), so an annotation after it ("merged
+/// (pre-validation after the snapshot)", "human（conductor 转达）") changes nothing.
+fn lint_queue_state(rec: &Record, start: usize, push: &mut Push<'_>) {
+    let word = |key: &str| {
+        let value = rec.field(key).unwrap_or("").trim();
+        value
+            .chars()
+            .take_while(|c| c.is_ascii_alphanumeric() || "/-_".contains(*c))
+            .collect::<String>()
+    };
+    let tier2 = rec.field("type").is_some_and(|t| t.trim().starts_with('R'));
+    let (status, conf, decided_by) = (word("status"), word("confirmations"), word("decided_by"));
+    let approved_by_human = word("approved_by") == "human";
+    let counted = conf.split_once('/').and_then(|(n, d)| Some((n.parse::<u32>().ok()?, d == "2")));
+    let mut error = |message: String| {
+        push(Some(rec), &rec.file, start, "KB-QUEUE-STATE", "error", message);
+    };
+    if tier2 && counted.is_some() {
+        error(format!(
+            "a Tier 2 (R) item counts no confirmations ('confirmations: {conf}'); it is decided by a person (expected '-/-')"
+        ));
+    }
+    if tier2
+        && matches!(status.as_str(), "approved" | "merged")
+        && decided_by != "human"
+        && !approved_by_human
+    {
+        error(format!(
+            "a Tier 2 (R) item is {status} without a human decision ('decided_by: {decided_by}'); only the user approves Tier 2"
+        ));
+    }
+    if !tier2 && matches!(status.as_str(), "verified" | "merged") {
+        if let Some((n, true)) = counted.filter(|&(n, _)| n < 2) {
+            error(format!(
+                "a Tier 1 item is {status} at {n}/2; it is verified and merged at 2/2 (independent evidence from different tasks)"
+            ));
+        }
+    }
+    if matches!(status.as_str(), "pending" | "verified") && decided_by == "human" {
+        error(format!(
+            "the item is still {status} but records a human decision ('decided_by: human'); a decision is recorded when it ends the item"
+        ));
+    }
+    if status == "rejected" && matches!(word("decided_note").as_str(), "" | "-") {
+        error("a rejected item gives no reason ('decided_note'); a rejection needs one".into());
+    }
+    if !status.is_empty() && !QUEUE_STATES.contains(&status.as_str()) {
+        push(
+            Some(rec),
+            &rec.file,
+            start,
+            "KB-QUEUE-STATE",
+            "warning",
+            format!("status '{status}' is not a state of the queue ({})", QUEUE_STATES.join(", ")),
+        );
+    }
+}
+
 fn lint_queue_item(rec: &Record, start: usize, push: &mut Push<'_>) {
+    lint_queue_state(rec, start, push);
     let ty = rec.field("type").unwrap_or("").trim();
     if !ty.starts_with(['D', 'P', 'R', 'C']) {
         push(
