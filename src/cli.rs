@@ -150,8 +150,9 @@ pub enum Command {
         #[command(flatten)]
         actor: ActorArgs,
     },
-    /// Lift the quarantine of an imported record after a person reviewed its KB-SEC findings;
-    /// the decision is kept in the store and logged in the stats.md change log
+    /// Lift the quarantine of an imported record after a person reviewed its KB-SEC (or
+    /// KB-QUEUE-STATE) findings; the decision is kept in the store and logged in the stats.md
+    /// change log
     Clear {
         /// The quarantined record's id
         id: String,

@@ -1,11 +1,13 @@
 //! Quarantine (issue #10 point 4): records that reached the store by a hand edit and
-//! `import` while carrying an error-severity `KB-SEC-*` finding.
+//! `import` while carrying an error-severity `KB-SEC-*` finding, or, for a queue item, a
+//! `KB-QUEUE-STATE` error (fields that record a decision nobody made).
 //!
 //! `add` and `queue merge` refuse such content outright; `import` cannot refuse a file the
 //! person already wrote, so it imports the record and flags it here. The flag lives in the
 //! store (the collection `coll.quarantine`, keyed by case hash) and is shown by `search` and
 //! `query` until either
-//! - `evokb lint` finds no `KB-SEC-*` error on the record any more (the text was fixed), or
+//! - `evokb lint` finds no `KB-SEC-*` (or `KB-QUEUE-STATE`) error on the record any more (the
+//!   text was fixed), or
 //! - a person clears it with a recorded decision (`evokb clear ID --reason …`), which is kept
 //!   with the flag and logged in the `stats.md` change log. A cleared record whose text
 //!   changes again is judged afresh.
@@ -70,10 +72,11 @@ fn text_hash(rec: &Record) -> String {
     blake3::hash(rec.text().as_bytes()).to_hex().to_string()
 }
 
-/// The error-severity `KB-SEC-*` findings on a record's text.
+/// The error-severity `KB-SEC-*` findings on a record's text, and for a queue item its
+/// `KB-QUEUE-STATE` errors ([`flag_findings`]).
 pub fn security_errors(rec: &Record, root: &Path) -> Vec<String> {
     let file_dir = crate::verdicts::file_dir(rec);
-    errors_of(&evokb_lint::check_security(&rec.text(), Some(root), Some(&file_dir)))
+    flag_findings(rec, &evokb_lint::check_security(&rec.text(), Some(root), Some(&file_dir)))
 }
 
 /// The error-severity findings among `security`, one line each, as a flag keeps them.
@@ -83,6 +86,22 @@ fn errors_of(security: &[evokb_lint::Finding]) -> Vec<String> {
         .filter(|f| f.severity == evokb_lint::Severity::Error)
         .map(|f| format!("{} line {}: {}", f.code, f.line, f.message))
         .collect()
+}
+
+/// What flags `rec`: the error-severity findings among `security` (its `KB-SEC-*` checks),
+/// and for a queue item the `KB-QUEUE-STATE` errors, a record whose fields state a decision
+/// nobody made (`crate::rules::queue_state`): poisoned data whatever its wording.
+fn flag_findings(rec: &Record, security: &[evokb_lint::Finding]) -> Vec<String> {
+    let mut out = errors_of(security);
+    if rec.kind == Kind::QueueItem {
+        out.extend(
+            crate::rules::queue_state(rec)
+                .into_iter()
+                .filter(|(severity, _)| *severity == "error")
+                .map(|(_, message)| format!("KB-QUEUE-STATE: {message}")),
+        );
+    }
+    out
 }
 
 /// Every flag, by case-hash key.
@@ -387,7 +406,7 @@ fn judge_chunk(chunk: &[&Record], start: usize, root: &Path) -> Vec<Checked> {
         .iter()
         .map(|r| {
             let (checks, learnt) = crate::verdicts::check_to_keep(r, root);
-            (errors_of(&checks.security), learnt)
+            (flag_findings(r, &checks.security), learnt)
         })
         .collect()
 }
@@ -673,7 +692,7 @@ mod tests {
         let root = tempfile::tempdir()?;
         let alone: Vec<Vec<String>> = records
             .iter()
-            .map(|r| errors_of(&crate::verdicts::check_to_keep(r, root.path()).0.security))
+            .map(|r| flag_findings(r, &crate::verdicts::check_to_keep(r, root.path()).0.security))
             .collect();
         let shared_records: Vec<Mutex<Record>> = records.iter().cloned().map(Mutex::new).collect();
         let (made, shared) =

@@ -803,8 +803,10 @@ const QUEUE_STATES: &[&str] =
 /// Tier 1 item merged at 1/2, "decided_by: human" on a pending item) is well-formed data to the
 /// text checks, whatever its wording; its fields contradict each other here. Each value is read
 /// as its leading word (letters, digits, `/`, `-`, `_`), so an annotation after it ("merged
-/// (pre-validation after the snapshot)", "human（conductor 转达）") changes nothing.
-fn lint_queue_state(rec: &Record, start: usize, push: &mut Push<'_>) {
+/// (pre-validation after the snapshot)", "human（conductor 转达）") changes nothing. Returns
+/// each finding's severity and message; `import` quarantines a queue item with an error here
+/// as it does one with a `KB-SEC-*` error (`crate::quarantine`).
+pub fn queue_state(rec: &Record) -> Vec<(&'static str, String)> {
     let word = |key: &str| {
         let value = rec.field(key).unwrap_or("").trim();
         value
@@ -816,47 +818,51 @@ fn lint_queue_state(rec: &Record, start: usize, push: &mut Push<'_>) {
     let (status, conf, decided_by) = (word("status"), word("confirmations"), word("decided_by"));
     let approved_by_human = word("approved_by") == "human";
     let counted = conf.split_once('/').and_then(|(n, d)| Some((n.parse::<u32>().ok()?, d == "2")));
-    let mut error = |message: String| {
-        push(Some(rec), &rec.file, start, "KB-QUEUE-STATE", "error", message);
-    };
+    let mut out = Vec::new();
     if tier2 && counted.is_some() {
-        error(format!(
+        out.push(("error", format!(
             "a Tier 2 (R) item counts no confirmations ('confirmations: {conf}'); it is decided by a person (expected '-/-')"
-        ));
+        )));
     }
     if tier2
         && matches!(status.as_str(), "approved" | "merged")
         && decided_by != "human"
         && !approved_by_human
     {
-        error(format!(
+        out.push(("error", format!(
             "a Tier 2 (R) item is {status} without a human decision ('decided_by: {decided_by}'); only the user approves Tier 2"
-        ));
+        )));
     }
     if !tier2 && matches!(status.as_str(), "verified" | "merged") {
         if let Some((n, true)) = counted.filter(|&(n, _)| n < 2) {
-            error(format!(
+            out.push(("error", format!(
                 "a Tier 1 item is {status} at {n}/2; it is verified and merged at 2/2 (independent evidence from different tasks)"
-            ));
+            )));
         }
     }
     if matches!(status.as_str(), "pending" | "verified") && decided_by == "human" {
-        error(format!(
+        out.push(("error", format!(
             "the item is still {status} but records a human decision ('decided_by: human'); a decision is recorded when it ends the item"
-        ));
+        )));
     }
     if status == "rejected" && matches!(word("decided_note").as_str(), "" | "-") {
-        error("a rejected item gives no reason ('decided_note'); a rejection needs one".into());
+        out.push((
+            "error",
+            "a rejected item gives no reason ('decided_note'); a rejection needs one".into(),
+        ));
     }
     if !status.is_empty() && !QUEUE_STATES.contains(&status.as_str()) {
-        push(
-            Some(rec),
-            &rec.file,
-            start,
-            "KB-QUEUE-STATE",
+        out.push((
             "warning",
             format!("status '{status}' is not a state of the queue ({})", QUEUE_STATES.join(", ")),
-        );
+        ));
+    }
+    out
+}
+
+fn lint_queue_state(rec: &Record, start: usize, push: &mut Push<'_>) {
+    for (severity, message) in queue_state(rec) {
+        push(Some(rec), &rec.file, start, "KB-QUEUE-STATE", severity, message);
     }
 }
 

@@ -272,7 +272,7 @@ fn update_quarantine(
     use evokb_evolve::quarantine;
     let ids: std::collections::HashSet<String> = findings
         .iter()
-        .filter(|f| f.is_error() && f.code.starts_with("KB-SEC"))
+        .filter(|f| f.is_error() && (f.code.starts_with("KB-SEC") || f.code == "KB-QUEUE-STATE"))
         .filter_map(|f| f.id.clone())
         .collect();
     let Some(judged) = quarantine::after_lint(&store.read()?, root, &ids)? else {

@@ -155,7 +155,8 @@ pub fn import(
             );
         }
         for id in &quarantine.lifted {
-            let _ = writeln!(out, "quarantine lifted from {id}: its KB-SEC findings are gone");
+            let _ =
+                writeln!(out, "quarantine lifted from {id}: the errors that flagged it are gone");
         }
         for w in &report.warnings {
             let _ = writeln!(out, "{w}");
