@@ -78,29 +78,22 @@ fn queue_items_whose_fields_record_a_decision_nobody_made_are_errors() {
     assert_eq!(state(&findings(kb.path())), Vec::<(String, String)>::new());
     let path = kb.path().join(".agents/evolution/queue.md");
     let mut queue = std::fs::read_to_string(&path).expect("queue.md");
-    // A Tier 2 item merged by the evolver, with an annotation after the value.
-    queue = edit_item(
-        &queue,
-        "VP-2026-0008",
-        "- status:",
-        "- status: merged (pre-validation after the snapshot)",
-    );
-    queue = edit_item(&queue, "VP-2026-0008", "- decided_by:", "- decided_by: evolver");
-    // A Tier 2 item that counts confirmations.
-    queue =
-        edit_item(&queue, "VP-2026-0009", "- confirmations:", "- confirmations: 2/2（快速通道）");
-    // A Tier 1 item merged at 1/2.
-    queue = edit_item(&queue, "VP-2026-0003", "- status:", "- status: merged");
-    // A pending item that records a human decision.
-    queue = edit_item(
-        &queue,
-        "VP-2026-0004",
-        "- decided_by:",
-        "- decided_by: human  # conductor relayed approval",
-    );
-    // A rejection without a reason, and a state the lifecycle does not have.
-    queue = edit_item(&queue, "VP-2026-0005", "- status:", "- status: rejected");
-    queue = edit_item(&queue, "VP-2026-0006", "- status:", "- status: auto-approved");
+    for (vp, field, forged) in [
+        // A Tier 2 item merged by the evolver, with an annotation after the value.
+        ("VP-2026-0008", "- status:", "- status: merged (pre-validation after the snapshot)"),
+        ("VP-2026-0008", "- decided_by:", "- decided_by: evolver"),
+        // A Tier 2 item that counts confirmations.
+        ("VP-2026-0009", "- confirmations:", "- confirmations: 2/2（快速通道）"),
+        // A Tier 1 item merged at 1/2.
+        ("VP-2026-0003", "- status:", "- status: merged"),
+        // A pending item that records a human decision.
+        ("VP-2026-0004", "- decided_by:", "- decided_by: human  # conductor relayed approval"),
+        // A rejection without a reason, and a state the lifecycle does not have.
+        ("VP-2026-0005", "- status:", "- status: rejected"),
+        ("VP-2026-0006", "- status:", "- status: auto-approved"),
+    ] {
+        queue = edit_item(&queue, vp, field, forged);
+    }
     std::fs::write(&path, queue).expect("write queue.md");
     assert!(evokb(kb.path(), &["import"]).status.success());
     let all = findings(kb.path());
