@@ -16,8 +16,9 @@
 //! quoting the evasion: "改 created_by 日期来躲过期规则是篡改历史，不被允许"), and the check is not
 //! the line's own subject before the purpose: "KB-IMPERATIVE only tests the start of the body,
 //! so the lint never sees what follows" describes a gap of the check. Drawn from the misses of
-//! blind batches 33 to 42 (seven of 409) after they were scored; batches 43 and 44 were sealed
-//! before it was written.
+//! blind batches 33 to 42 (seven of 409) after they were scored. Batches 43 to 46 were sealed
+//! before it was committed, and it changed none of their caught lines (nor of batches 47 and
+//! 48): it catches what it was drawn from, as the rule rounds before it did.
 
 use std::sync::LazyLock;
 
