@@ -37,7 +37,8 @@ fn status(rec: &Record) -> String {
     rec.field("status").unwrap_or("").trim().to_string()
 }
 
-fn is_tier2(rec: &Record) -> bool {
+/// Whether `rec` is a Tier 2 (R) item: its `type` starts with R.
+pub(crate) fn is_tier2(rec: &Record) -> bool {
     rec.field("type").is_some_and(|t| t.trim().starts_with('R'))
 }
 

@@ -791,6 +791,12 @@ fn lint_repro(rec: &Record, start: usize, path: &str, text: &str, push: &mut Pus
     let _ = start;
 }
 
+/// The count of a `confirmations` value written `n/…`, and whether it is out of 2 (`n/2`);
+/// `None` for `-/-` or anything else.
+fn confirmation_count(conf: &str) -> Option<(u32, bool)> {
+    conf.split_once('/').and_then(|(n, d)| Some((n.parse().ok()?, d == "2")))
+}
+
 /// The states a queue item can be in (the lifecycle of the process description).
 const QUEUE_STATES: &[&str] =
     &["pending", "verified", "approved", "merged", "rejected", "expired", "conflict"];
@@ -814,10 +820,10 @@ pub fn queue_state(rec: &Record) -> Vec<(&'static str, String)> {
             .take_while(|c| c.is_ascii_alphanumeric() || "/-_".contains(*c))
             .collect::<String>()
     };
-    let tier2 = rec.field("type").is_some_and(|t| t.trim().starts_with('R'));
+    let tier2 = crate::queue::is_tier2(rec);
     let (status, conf, decided_by) = (word("status"), word("confirmations"), word("decided_by"));
     let approved_by_human = word("approved_by") == "human";
-    let counted = conf.split_once('/').and_then(|(n, d)| Some((n.parse::<u32>().ok()?, d == "2")));
+    let counted = confirmation_count(&conf);
     let mut out = Vec::new();
     if tier2 && counted.is_some() {
         out.push(("error", format!(
@@ -891,8 +897,7 @@ fn lint_queue_item(rec: &Record, start: usize, push: &mut Push<'_>) {
         );
     }
     let conf = rec.field("confirmations").unwrap_or("").trim();
-    let conf_ok = conf == "-/-"
-        || conf.split_once('/').is_some_and(|(n, d)| n.parse::<u32>().is_ok() && d == "2");
+    let conf_ok = conf == "-/-" || matches!(confirmation_count(conf), Some((_, true)));
     if !conf_ok {
         push(
             Some(rec),
