@@ -46,15 +46,6 @@ fn a_missing_index_is_one_error_not_a_finding_per_entry() {
     assert_eq!(all.iter().filter(|f| f["code"] == "KB-INDEX-COVERED").count(), 0);
 }
 
-/// Replaces, inside the queue item `vp`, the first line that starts with `from` by `to`.
-fn edit_item(queue: &str, vp: &str, from: &str, to: &str) -> String {
-    let start = queue.find(&format!("## {vp}\n")).expect("the item is in the queue");
-    let end = queue[start + 3..].find("\n## ").map_or(queue.len(), |i| start + 3 + i);
-    let at = start + queue[start..end].find(&format!("\n{from}")).expect("the line") + 1;
-    let line_end = queue[at..].find('\n').map_or(queue.len(), |i| at + i);
-    format!("{}{to}{}", &queue[..at], &queue[line_end..])
-}
-
 #[test]
 fn queue_items_whose_fields_record_a_decision_nobody_made_are_errors() {
     let kb = sample();

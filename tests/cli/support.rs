@@ -158,3 +158,12 @@ pub fn import_analytics_inputs(kb: &Path) {
         assert!(out.status.success(), "{}", stderr(&out));
     }
 }
+
+/// Replaces, inside the queue item `vp`, the first line that starts with `from` by `to`.
+pub fn edit_item(queue: &str, vp: &str, from: &str, to: &str) -> String {
+    let start = queue.find(&format!("## {vp}\n")).expect("the item is in the queue");
+    let end = queue[start + 3..].find("\n## ").map_or(queue.len(), |i| start + 3 + i);
+    let at = start + queue[start..end].find(&format!("\n{from}")).expect("the line") + 1;
+    let line_end = queue[at..].find('\n').map_or(queue.len(), |i| at + i);
+    format!("{}{to}{}", &queue[..at], &queue[line_end..])
+}
